@@ -1,0 +1,102 @@
+//! Upstream credentials, read once from the environment variables the generated README names
+//! (CONTRACT S2). Secret values live only in memory: never logged, never in errors.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+
+use crate::decl::{KeyLocation, SchemeDecl, SchemeKind};
+
+#[derive(Clone)]
+pub enum Secret {
+    ApiKey {
+        location: KeyLocation,
+        name: &'static str,
+        value: String,
+    },
+    Bearer(String),
+    /// `user:password`, base64-encoded.
+    Basic(String),
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Credentials {
+    by_scheme: BTreeMap<&'static str, Secret>,
+    /// Environment variables of each scheme, for "not configured" hints.
+    env_of: BTreeMap<&'static str, &'static [&'static str]>,
+}
+
+impl Credentials {
+    /// Reads each scheme's variables with `lookup` (the process environment in production).
+    pub fn load(schemes: &'static [SchemeDecl], lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let mut c = Credentials::default();
+        for s in schemes {
+            c.env_of.insert(s.name, s.env);
+            let get = |i: usize| s.env.get(i).and_then(|name| lookup(name)).filter(|v| !v.is_empty());
+            let secret = match s.kind {
+                SchemeKind::ApiKey { location, name } => get(0).map(|value| Secret::ApiKey { location, name, value }),
+                SchemeKind::Bearer => get(0).map(Secret::Bearer),
+                SchemeKind::Basic => get(0).map(|user| {
+                    let pass = get(1).unwrap_or_default();
+                    Secret::Basic(base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}")))
+                }),
+            };
+            if let Some(secret) = secret {
+                c.by_scheme.insert(s.name, secret);
+            }
+        }
+        c
+    }
+
+    /// The secrets of the first alternative that can be satisfied. `None` when the operation
+    /// needs credentials that are not configured; an empty list when none are needed.
+    pub fn choose<'a>(&'a self, alternatives: &[&[&str]]) -> Option<Vec<&'a Secret>> {
+        if alternatives.is_empty() {
+            return Some(Vec::new());
+        }
+        alternatives.iter().find_map(|alt| alt.iter().map(|name| self.by_scheme.get(*name)).collect::<Option<Vec<_>>>())
+    }
+
+    /// The variables that would satisfy the first alternative, for an operator-facing hint.
+    pub fn missing_hint(&self, alternatives: &[&[&str]]) -> Option<String> {
+        let alt = alternatives.first()?;
+        let vars: Vec<&str> =
+            alt.iter().flat_map(|n| self.env_of.get(n).copied().unwrap_or_default().iter().copied()).collect();
+        if vars.is_empty() { None } else { Some(vars.join(", ")) }
+    }
+
+    pub fn configured(&self) -> usize {
+        self.by_scheme.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SCHEMES: [SchemeDecl; 2] = [
+        SchemeDecl {
+            name: "key",
+            kind: SchemeKind::ApiKey { location: KeyLocation::Header, name: "X-Key" },
+            env: &["T_KEY"],
+        },
+        SchemeDecl { name: "basic", kind: SchemeKind::Basic, env: &["T_USER", "T_PASS"] },
+    ];
+
+    #[test]
+    fn picks_the_first_satisfiable_alternative() {
+        let c = Credentials::load(&SCHEMES, |k| (k == "T_USER" || k == "T_PASS").then(|| "u".to_owned()));
+        assert!(c.choose(&[&["key"]]).is_none());
+        let chosen = c.choose(&[&["key"], &["basic"]]).unwrap();
+        assert!(matches!(chosen[0], Secret::Basic(b) if b == "dTp1"));
+        assert_eq!(c.choose(&[]).map(|v| v.len()), Some(0));
+        assert_eq!(c.missing_hint(&[&["key"]]).as_deref(), Some("T_KEY"));
+        assert_eq!(format!("{:?}", chosen[0]), "Secret(<redacted>)");
+    }
+}

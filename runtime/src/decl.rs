@@ -1,0 +1,155 @@
+//! The declarations generated code is made of: plain `'static` data describing the server, each
+//! tool's upstream mapping and the security schemes. No behaviour lives here; the generated crate
+//! only fills these in, so it compiles fast however many tools it has.
+
+/// Everything the runtime needs to serve one API.
+#[derive(Debug)]
+pub struct ServerDecl {
+    /// Short name, e.g. `petstore`.
+    pub name: &'static str,
+    /// Crate and binary name, e.g. `petstore-mcp`.
+    pub crate_name: &'static str,
+    pub title: &'static str,
+    pub version: &'static str,
+    pub api_version: &'static str,
+    /// Server instructions (CONTRACT T7).
+    pub instructions: Option<&'static str>,
+    /// Prefix of every environment variable, e.g. `PETSTORE`.
+    pub env_prefix: &'static str,
+    /// The spec's first absolute server URL.
+    pub default_upstream: Option<&'static str>,
+    /// `tools.json`: the exact `{"tools": [...]}` payload served on `tools/list`.
+    pub catalog: &'static str,
+    /// Sorted by name, in `catalog` order.
+    pub tools: &'static [&'static ToolDecl],
+    pub schemes: &'static [SchemeDecl],
+}
+
+/// How one tool maps to its upstream operation. Its contract (schemas, annotations) is in
+/// `ServerDecl::catalog`.
+#[derive(Debug)]
+pub struct ToolDecl {
+    pub name: &'static str,
+    pub method: Method,
+    /// Path template, e.g. `/pets/{petId}`.
+    pub path: &'static str,
+    pub args: &'static [ArgDecl],
+    pub body: Option<BodyDecl>,
+    /// Arguments not declared in `args` are body properties (the body allows additional ones).
+    pub rest_to_body: bool,
+    /// Security alternatives, each a set of scheme names that must all be satisfied.
+    pub security: &'static [&'static [&'static str]],
+    /// The tool that lists the ids this tool's last path parameter takes (for 404 recovery).
+    pub list_tool: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Put,
+    Post,
+    Delete,
+    Options,
+    Head,
+    Patch,
+    Trace,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Put => "PUT",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
+            Method::Head => "HEAD",
+            Method::Patch => "PATCH",
+            Method::Trace => "TRACE",
+        }
+    }
+}
+
+/// One argument of a tool and where it goes upstream.
+#[derive(Debug)]
+pub struct ArgDecl {
+    /// The argument's name in the tool input.
+    pub name: &'static str,
+    pub target: Target,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Path {
+        name: &'static str,
+        style: Style,
+        explode: bool,
+    },
+    Query {
+        name: &'static str,
+        style: Style,
+        explode: bool,
+        allow_reserved: bool,
+        json: bool,
+    },
+    Header {
+        name: &'static str,
+        json: bool,
+    },
+    Cookie {
+        name: &'static str,
+        json: bool,
+    },
+    /// A top-level property of the request body.
+    BodyField(&'static str),
+    /// The whole request body.
+    Body,
+}
+
+/// OpenAPI parameter serialisation styles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Simple,
+    Label,
+    Matrix,
+    Form,
+    SpaceDelimited,
+    PipeDelimited,
+    DeepObject,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct BodyDecl {
+    pub media_type: &'static str,
+    pub encoding: Encoding,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Json,
+    Form,
+    Text,
+}
+
+/// An upstream security scheme and the environment variables holding its secret.
+#[derive(Debug)]
+pub struct SchemeDecl {
+    pub name: &'static str,
+    pub kind: SchemeKind,
+    /// One variable, or username and password for basic auth.
+    pub env: &'static [&'static str],
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum SchemeKind {
+    ApiKey { location: KeyLocation, name: &'static str },
+    Bearer,
+    Basic,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyLocation {
+    Header,
+    Query,
+    Cookie,
+}

@@ -1,0 +1,92 @@
+//! The tool error contract (CONTRACT E1–E4): every failure the model can act on is an
+//! `isError: true` result whose text is a JSON body with a stable `code`, a `message`, whether a
+//! retry can help, when, and a `recovery` sentence addressed to the model.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde::Serialize;
+
+/// Stable error codes (E3): renaming one is a breaking change.
+pub mod codes {
+    pub const INVALID_ARGUMENT: &str = "invalid_argument";
+    pub const NOT_FOUND: &str = "not_found";
+    pub const PERMISSION_DENIED: &str = "permission_denied";
+    pub const UNAUTHENTICATED: &str = "unauthenticated";
+    pub const CONFLICT: &str = "conflict";
+    pub const RATE_LIMITED: &str = "rate_limited";
+    pub const UPSTREAM_REJECTED: &str = "upstream_rejected";
+    pub const UPSTREAM_ERROR: &str = "upstream_error";
+    pub const UPSTREAM_UNAVAILABLE: &str = "upstream_unavailable";
+    pub const DEADLINE_EXCEEDED: &str = "deadline_exceeded";
+    pub const INTERNAL: &str = "internal_error";
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolError {
+    pub code: &'static str,
+    pub message: String,
+    /// Whether repeating the same call may succeed.
+    pub retryable: bool,
+    /// Always present (null when unknown), so the shape never varies.
+    pub retry_after_ms: Option<u64>,
+    /// What the model should do next, as an imperative sentence.
+    pub recovery: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// The upstream HTTP status, when the upstream answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+}
+
+impl ToolError {
+    pub fn new(code: &'static str, message: impl Into<String>, recovery: impl Into<String>) -> Self {
+        ToolError {
+            code,
+            message: message.into(),
+            retryable: false,
+            retry_after_ms: None,
+            recovery: recovery.into(),
+            field: None,
+            status: None,
+        }
+    }
+
+    pub fn retryable(mut self, after_ms: Option<u64>) -> Self {
+        self.retryable = true;
+        self.retry_after_ms = after_ms;
+        self
+    }
+
+    pub fn field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    pub fn status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        ToolError::new(codes::INTERNAL, message, "Report this to the server operator; do not retry.")
+    }
+
+    /// The `isError: true` result carrying this error as JSON text (E1).
+    pub fn into_result(self) -> CallToolResult {
+        let text = serde_json::to_string(&self).unwrap_or_else(|_| format!("{{\"code\":\"{}\"}}", self.code));
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_shape_is_stable() {
+        let e = ToolError::new(codes::NOT_FOUND, "no pet 7", "Verify the id with list_pets.").status(404);
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"code":"not_found","message":"no pet 7","retryable":false,"retry_after_ms":null,"recovery":"Verify the id with list_pets.","status":404}"#
+        );
+    }
+}

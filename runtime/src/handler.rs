@@ -1,0 +1,211 @@
+//! The MCP server handler on rmcp: serves the catalog exactly as `tools.json` holds it, validates
+//! every call against the tool's full inputSchema, then forwards it upstream (or answers from
+//! the schema in mock mode). Protocol errors stay JSON-RPC errors; tool failures are `isError`
+//! results the model can act on (E1).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use jsonschema::Validator;
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult, Implementation,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+
+use crate::decl::{ServerDecl, ToolDecl};
+use crate::error::ToolError;
+use crate::upstream::Upstream;
+use crate::{mock, validate};
+
+/// How long clients may cache the tool list and discovery: the catalog is fixed per binary.
+const CATALOG_TTL_MS: u64 = 300_000;
+
+/// Where calls go after validation.
+#[derive(Debug, Clone)]
+pub enum Mode {
+    Upstream(Upstream),
+    /// Answer from the outputSchema; no upstream.
+    Mock,
+}
+
+struct Entry {
+    decl: &'static ToolDecl,
+    tool: Tool,
+    input: Value,
+    output: Option<Value>,
+    validator: OnceLock<Result<Validator, String>>,
+}
+
+pub struct State {
+    server: &'static ServerDecl,
+    entries: Vec<Entry>,
+    index: BTreeMap<&'static str, usize>,
+    tools: Vec<Tool>,
+    mode: Mode,
+}
+
+/// Cheap to clone: the Streamable HTTP service builds one per request.
+#[derive(Clone)]
+pub struct Handler(Arc<State>);
+
+/// Catalog and declarations disagree: the generated crate was edited or half-regenerated.
+#[derive(Debug)]
+pub struct CatalogError(pub String);
+
+impl std::fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (regenerate the crate with mcp-gen)", self.0)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct CatalogFile {
+    tools: Vec<Tool>,
+}
+
+impl Handler {
+    pub fn new(server: &'static ServerDecl, mode: Mode) -> Result<Self, CatalogError> {
+        let catalog: CatalogFile = serde_json::from_str(server.catalog)
+            .map_err(|e| CatalogError(format!("tools.json does not parse: {e}")))?;
+        if catalog.tools.len() != server.tools.len() {
+            return Err(CatalogError(format!(
+                "tools.json has {} tools but the crate declares {}",
+                catalog.tools.len(),
+                server.tools.len()
+            )));
+        }
+        let mut entries = Vec::with_capacity(catalog.tools.len());
+        let mut index = BTreeMap::new();
+        for (i, (tool, decl)) in catalog.tools.iter().zip(server.tools).enumerate() {
+            if tool.name != decl.name {
+                return Err(CatalogError(format!(
+                    "tools.json lists `{}` where the crate declares `{}`",
+                    tool.name, decl.name
+                )));
+            }
+            index.insert(decl.name, i);
+            entries.push(Entry {
+                decl,
+                tool: tool.clone(),
+                input: Value::Object((*tool.input_schema).clone()),
+                output: tool.output_schema.as_ref().map(|o| Value::Object((**o).clone())),
+                validator: OnceLock::new(),
+            });
+        }
+        Ok(Handler(Arc::new(State { server, tools: catalog.tools, entries, index, mode })))
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.0.tools
+    }
+
+    fn implementation(&self) -> Implementation {
+        Implementation::new(self.0.server.crate_name, self.0.server.version).with_title(self.0.server.title)
+    }
+
+    fn server_meta(&self) -> MetaObject {
+        let mut meta = MetaObject::default();
+        if let Ok(info) = serde_json::to_value(self.implementation()) {
+            meta.insert("io.modelcontextprotocol/serverInfo".to_owned(), info);
+        }
+        meta
+    }
+
+    /// Validates and executes one call; every failure is a tool error result.
+    pub async fn execute(&self, entry_index: usize, arguments: Option<Map<String, Value>>) -> CallToolResult {
+        let entry = &self.0.entries[entry_index];
+        let mut args = arguments.unwrap_or_default();
+        validate::drop_null_optionals(&entry.input, &mut args);
+        let validator = entry.validator.get_or_init(|| validate::compile(&entry.input));
+        let validator = match validator {
+            Ok(v) => v,
+            Err(e) => return ToolError::internal(format!("the tool's {e}")).into_result(),
+        };
+        let args_value = Value::Object(args);
+        if let Err(e) = validate::check(validator, &entry.input, &args_value) {
+            return e.into_result();
+        }
+        let Value::Object(args) = args_value else {
+            return ToolError::internal("arguments are not an object").into_result();
+        };
+        match &self.0.mode {
+            Mode::Mock => {
+                let value = entry.output.as_ref().map_or_else(
+                    || serde_json::json!({"ok": true, "mock": true, "message": format!("{} {} (mock)", entry.decl.method.as_str(), entry.decl.path)}),
+                    mock::sample,
+                );
+                CallToolResult::structured(value)
+            }
+            Mode::Upstream(upstream) => match upstream.call(entry.decl, &args).await {
+                Ok(result) => result,
+                Err(e) => e.into_result(),
+            },
+        }
+    }
+}
+
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(self.implementation());
+        if let Some(instructions) = self.0.server.instructions {
+            config = config.with_instructions(instructions);
+        }
+        config
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.0.index.get(name).map(|&i| self.0.entries[i].tool.clone())
+    }
+
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        // The same for every caller until the binary changes.
+        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), self.get_info())
+            .with_ttl_ms(CATALOG_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut result = ListToolsResult::with_all_items(self.0.tools.clone());
+        if is_modern(&context) {
+            result = result.with_ttl_ms(CATALOG_TTL_MS).with_cache_scope(CacheScope::Public);
+            result.meta = Some(self.server_meta());
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(&i) = self.0.index.get(request.name.as_ref()) else {
+            return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name), None));
+        };
+        let started = Instant::now();
+        let mut result = self.execute(i, request.arguments).await;
+        let failed = result.is_error == Some(true);
+        tracing::info!(tool = %request.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");
+        if is_modern(&context) {
+            result.meta = Some(self.server_meta());
+        }
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,73 @@
+//! Transports: Streamable HTTP at one endpoint (stateless, both protocol eras, JSON responses,
+//! Host and Origin checks, 405 on GET; CONTRACT S1, S2) and stdio.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rmcp::ServiceExt as _;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use crate::handler::Handler;
+
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub addr: SocketAddr,
+    pub base_path: String,
+    /// `Host` values accepted besides loopback.
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins accepted besides localhost.
+    pub allowed_origins: Vec<String>,
+}
+
+pub async fn http(handler: Handler, options: HttpOptions, announce: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(str::to_owned).to_vec();
+    hosts.extend(options.allowed_hosts.iter().cloned());
+    let mut origins: Vec<String> =
+        ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"].map(str::to_owned).to_vec();
+    origins.extend(options.allowed_origins.iter().cloned());
+    // Stateless: 2026-07-28 requests need no session, initialize-based clients are served request
+    // by request; GET (no stream to offer) gets 405.
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins);
+    let service =
+        StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
+    let router = axum::Router::new().route_service(&options.base_path, service);
+    let listener = tokio::net::TcpListener::bind(options.addr).await?;
+    announce(listener.local_addr()?);
+    axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await
+}
+
+pub async fn stdio(handler: Handler) -> Result<(), String> {
+    let running =
+        handler.serve(rmcp::transport::stdio()).await.map_err(|e| format!("stdio transport failed to start: {e}"))?;
+    tokio::select! {
+        r = running.waiting() => { r.map_err(|e| format!("stdio transport stopped: {e}"))?; }
+        () = shutdown_signal() => {}
+    }
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

@@ -1,0 +1,475 @@
+//! The upstream executor: turns validated arguments into the HTTP request the spec describes
+//! (path, query, header and cookie parameters, a JSON, form or text body, credentials), sends it
+//! with reqwest, and maps the answer onto the result contract: 2xx JSON → structuredContent plus
+//! the same JSON as text (T8); anything else → an error the model can act on (E4).
+
+use std::time::Duration;
+
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value, json};
+
+use crate::auth::{Credentials, Secret};
+use crate::decl::{Encoding, KeyLocation, Target, ToolDecl};
+use crate::error::{ToolError, codes};
+use crate::params;
+
+/// Larger answers are refused rather than relayed into a model's context.
+const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
+/// Non-JSON text beyond this is cut, with a note.
+const MAX_TEXT_CHARS: usize = 100_000;
+
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    client: reqwest::Client,
+    /// Without a trailing slash.
+    base: String,
+    credentials: Credentials,
+}
+
+/// The request a tool call becomes, before it is sent (inspectable in tests).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub method: &'static str,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<(String, Vec<u8>)>,
+}
+
+impl Upstream {
+    pub fn new(base: &str, timeout: Duration, credentials: Credentials) -> Result<Self, String> {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .user_agent(concat!("mcp-gen-runtime/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let base = base.trim_end_matches('/').to_owned();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(format!("upstream URL `{base}` must start with http:// or https://"));
+        }
+        Ok(Upstream { client, base, credentials })
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub fn credentials(&self) -> &Credentials {
+        &self.credentials
+    }
+
+    /// Builds the request for a validated call.
+    pub fn request(&self, tool: &ToolDecl, args: &Map<String, Value>) -> Result<Request, ToolError> {
+        build(tool, args, &self.base, self.credentials.choose(tool.security).unwrap_or_default())
+    }
+
+    pub async fn call(&self, tool: &ToolDecl, args: &Map<String, Value>) -> Result<CallToolResult, ToolError> {
+        let req = self.request(tool, args)?;
+        let label = format!("{} {}", tool.method.as_str(), tool.path);
+        let method =
+            reqwest::Method::from_bytes(req.method.as_bytes()).map_err(|e| ToolError::internal(e.to_string()))?;
+        let mut headers = HeaderMap::new();
+        for (k, v) in &req.headers {
+            let name = HeaderName::from_bytes(k.as_bytes());
+            let value = HeaderValue::from_str(v);
+            match (name, value) {
+                (Ok(n), Ok(v)) => {
+                    headers.append(n, v);
+                }
+                _ => {
+                    return Err(ToolError::new(
+                        codes::INVALID_ARGUMENT,
+                        format!("header `{k}` cannot carry the given value (control or non-ASCII characters)"),
+                        "Use printable ASCII for header arguments and call again.",
+                    )
+                    .field(k.clone()));
+                }
+            }
+        }
+        let mut builder = self.client.request(method, &req.url).headers(headers);
+        if let Some((content_type, bytes)) = req.body {
+            builder = builder.header(CONTENT_TYPE, content_type).body(bytes);
+        }
+        let response = match builder.send().await {
+            Ok(r) => r,
+            Err(e) if e.is_timeout() => {
+                return Err(ToolError::new(
+                    codes::DEADLINE_EXCEEDED,
+                    format!("{label}: the upstream did not answer in time"),
+                    "Retry the call shortly.",
+                )
+                .retryable(None));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "upstream request failed");
+                return Err(ToolError::new(
+                    codes::UPSTREAM_UNAVAILABLE,
+                    format!("{label}: the upstream API cannot be reached"),
+                    "Retry the call shortly.",
+                )
+                .retryable(Some(1000)));
+            }
+        };
+        let status = response.status().as_u16();
+        let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after_ms);
+        let content_type =
+            response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+        let bytes = read_limited(response).await.map_err(|e| match e {
+            ReadError::TooLarge => ToolError::new(
+                codes::UPSTREAM_ERROR,
+                format!("{label}: the upstream answer exceeds {} MiB", MAX_RESPONSE_BYTES / (1024 * 1024)),
+                "Narrow the request (filters, a smaller page) and call again.",
+            ),
+            ReadError::Failed => ToolError::new(
+                codes::UPSTREAM_UNAVAILABLE,
+                format!("{label}: the upstream answer broke off"),
+                "Retry the call shortly.",
+            )
+            .retryable(Some(1000)),
+        })?;
+        if (200..300).contains(&status) {
+            Ok(success(tool, status, &content_type, &bytes))
+        } else {
+            Err(failure(tool, &self.credentials, status, retry_after, &bytes))
+        }
+    }
+}
+
+enum ReadError {
+    TooLarge,
+    Failed,
+}
+
+async fn read_limited(mut response: reqwest::Response) -> Result<Vec<u8>, ReadError> {
+    let mut out = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|_| ReadError::Failed)? {
+        if out.len() + chunk.len() > MAX_RESPONSE_BYTES {
+            return Err(ReadError::TooLarge);
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+/// `Retry-After` in seconds or as an HTTP date, in milliseconds.
+fn retry_after_ms(v: &str) -> Option<u64> {
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(secs.saturating_mul(1000));
+    }
+    // An HTTP date: the client cannot compare clocks reliably; a short fixed wait is honest.
+    (!v.is_empty()).then_some(1000)
+}
+
+pub fn build(
+    tool: &ToolDecl,
+    args: &Map<String, Value>,
+    base: &str,
+    secrets: Vec<&Secret>,
+) -> Result<Request, ToolError> {
+    let mut path = tool.path.to_owned();
+    let mut query: Vec<String> = Vec::new();
+    let mut headers: Vec<(String, String)> = vec![("accept".to_owned(), "application/json".to_owned())];
+    let mut cookies: Vec<String> = Vec::new();
+    let mut body_fields = Map::new();
+    let mut whole_body: Option<&Value> = None;
+    let json_text = |v: &Value, json: bool| if json { Value::String(v.to_string()) } else { v.clone() };
+    for arg in tool.args {
+        let Some(value) = args.get(arg.name) else { continue };
+        match arg.target {
+            Target::Path { name, style, explode } => {
+                let placeholder = format!("{{{name}}}");
+                path = path.replace(&placeholder, &params::path(name, value, style, explode));
+            }
+            Target::Query { name, style, explode, allow_reserved, json } => {
+                if value.is_null() {
+                    continue;
+                }
+                query.extend(params::query(name, &json_text(value, json), style, explode, allow_reserved));
+            }
+            Target::Header { name, json } => headers.push((name.to_owned(), params::header(&json_text(value, json)))),
+            Target::Cookie { name, json } => cookies.push(params::cookie(name, &json_text(value, json))),
+            Target::BodyField(name) => {
+                body_fields.insert(name.to_owned(), value.clone());
+            }
+            Target::Body => whole_body = Some(value),
+        }
+    }
+    if tool.rest_to_body {
+        for (k, v) in args {
+            if !tool.args.iter().any(|a| a.name == k) {
+                body_fields.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    if let Some(missing) = crate::util::template_names(&path).into_iter().next() {
+        return Err(ToolError::new(
+            codes::INVALID_ARGUMENT,
+            format!("path parameter `{missing}` is missing"),
+            format!("Pass `{missing}` and call again."),
+        )
+        .field(missing));
+    }
+    for secret in secrets {
+        match secret {
+            Secret::ApiKey { location: KeyLocation::Header, name, value } => {
+                headers.push(((*name).to_owned(), value.clone()))
+            }
+            Secret::ApiKey { location: KeyLocation::Query, name, value } => {
+                query.push(format!("{}={}", params::encode(name), params::encode(value)))
+            }
+            Secret::ApiKey { location: KeyLocation::Cookie, name, value } => {
+                cookies.push(format!("{name}={}", params::encode(value)))
+            }
+            Secret::Bearer(token) => headers.push((AUTHORIZATION.as_str().to_owned(), format!("Bearer {token}"))),
+            Secret::Basic(encoded) => headers.push((AUTHORIZATION.as_str().to_owned(), format!("Basic {encoded}"))),
+        }
+    }
+    if !cookies.is_empty() {
+        headers.push((COOKIE.as_str().to_owned(), cookies.join("; ")));
+    }
+    let body = match tool.body {
+        None => None,
+        Some(decl) => {
+            let value = match whole_body {
+                Some(v) => Some(v.clone()),
+                None if !body_fields.is_empty() => Some(Value::Object(body_fields)),
+                None => None,
+            };
+            match value {
+                None => None,
+                Some(v) => Some((decl.media_type.to_owned(), encode_body(decl.encoding, &v)?)),
+            }
+        }
+    };
+    let mut url = format!("{base}{path}");
+    if !query.is_empty() {
+        url.push(if url.contains('?') { '&' } else { '?' });
+        url.push_str(&query.join("&"));
+    }
+    Ok(Request { method: tool.method.as_str(), url, headers, body })
+}
+
+fn encode_body(encoding: Encoding, value: &Value) -> Result<Vec<u8>, ToolError> {
+    match encoding {
+        Encoding::Json => serde_json::to_vec(value).map_err(|e| ToolError::internal(e.to_string())),
+        Encoding::Text => Ok(params::scalar(value).into_bytes()),
+        Encoding::Form => {
+            let Value::Object(map) = value else {
+                return Err(ToolError::new(
+                    codes::INVALID_ARGUMENT,
+                    "a form body must be an object",
+                    "Pass the body as an object of fields.",
+                ));
+            };
+            let mut form = form_urlencoded::Serializer::new(String::new());
+            for (k, v) in map {
+                match v {
+                    Value::Array(items) => {
+                        for i in items {
+                            form.append_pair(k, &params::scalar(i));
+                        }
+                    }
+                    other => {
+                        form.append_pair(k, &params::scalar(other));
+                    }
+                }
+            }
+            Ok(form.finish().into_bytes())
+        }
+    }
+}
+
+fn success(tool: &ToolDecl, status: u16, content_type: &str, bytes: &[u8]) -> CallToolResult {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        // E5: a side effect is confirmed, never answered with nothing.
+        return CallToolResult::structured(json!({
+            "ok": true,
+            "status": status,
+            "message": format!("{} {} succeeded", tool.method.as_str(), tool.path),
+        }));
+    }
+    let looks_json = content_type.contains("json") || content_type.is_empty();
+    if looks_json && let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+        return CallToolResult::structured(value);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let mut text: String = text.chars().take(MAX_TEXT_CHARS).collect();
+    if text.len() < bytes.len() && text.chars().count() == MAX_TEXT_CHARS {
+        text.push_str("\n[cut: the answer is longer than 100000 characters]");
+    }
+    CallToolResult::success(vec![ContentBlock::text(text)])
+}
+
+/// A short summary of an error body: its message field if it has one, else its first line.
+fn summary(bytes: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
+        for key in ["message", "error_description", "detail", "error", "title", "description"] {
+            match v.get(key) {
+                Some(Value::String(s)) if !s.trim().is_empty() => return truncate(s.trim(), 300),
+                Some(Value::Object(inner)) => {
+                    if let Some(Value::String(s)) = inner.get("message") {
+                        return truncate(s.trim(), 300);
+                    }
+                }
+                _ => {}
+            }
+        }
+        return truncate(&v.to_string(), 300);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    truncate(text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(""), 300)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max { s.to_owned() } else { format!("{}…", s.chars().take(max).collect::<String>()) }
+}
+
+fn failure(
+    tool: &ToolDecl,
+    credentials: &Credentials,
+    status: u16,
+    retry_after: Option<u64>,
+    bytes: &[u8],
+) -> ToolError {
+    let label = format!("{} {}", tool.method.as_str(), tool.path);
+    let detail = summary(bytes);
+    let said = if detail.is_empty() { String::new() } else { format!(": {detail}") };
+    let err = match status {
+        404 => {
+            let recovery = match tool.list_tool {
+                Some(list) => {
+                    format!("Verify the id with {list} and call again with an id it returned; do not guess ids.")
+                }
+                None => "Check the identifiers in the arguments; do not guess ids.".to_owned(),
+            };
+            ToolError::new(codes::NOT_FOUND, format!("{label}: not found (HTTP 404){said}"), recovery)
+        }
+        401 => {
+            let hint = match credentials.choose(tool.security) {
+                None => credentials
+                    .missing_hint(tool.security)
+                    .map(|v| format!(" (credentials not configured: {v})"))
+                    .unwrap_or_default(),
+                Some(_) => String::new(),
+            };
+            ToolError::new(
+                codes::UNAUTHENTICATED,
+                format!("{label}: the upstream did not accept this server's credentials (HTTP 401){hint}"),
+                "Tell the user this server's credentials for the API are missing or invalid; do not retry.",
+            )
+        }
+        403 => ToolError::new(
+            codes::PERMISSION_DENIED,
+            format!("{label}: permission denied (HTTP 403){said}"),
+            "Ask the user to grant access for this action; do not retry.",
+        ),
+        409 => ToolError::new(
+            codes::CONFLICT,
+            format!("{label}: conflict with the current state (HTTP 409){said}"),
+            "Fetch the current state of the resource, then decide whether to call again.",
+        ),
+        429 => ToolError::new(
+            codes::RATE_LIMITED,
+            format!("{label}: rate limited (HTTP 429){said}"),
+            "Wait for retry_after_ms, then retry the same call.",
+        )
+        .retryable(retry_after.or(Some(1000))),
+        502..=504 => ToolError::new(
+            codes::UPSTREAM_UNAVAILABLE,
+            format!("{label}: the upstream is unavailable (HTTP {status}){said}"),
+            "Retry the same call after retry_after_ms.",
+        )
+        .retryable(retry_after.or(Some(1000))),
+        500..=599 => ToolError::new(
+            codes::UPSTREAM_ERROR,
+            format!("{label}: the upstream failed (HTTP {status}){said}"),
+            "Retry once; if it fails again, tell the user.",
+        )
+        .retryable(retry_after),
+        _ => ToolError::new(
+            codes::UPSTREAM_REJECTED,
+            format!("{label}: the upstream rejected the request (HTTP {status}){said}"),
+            "Correct the arguments the message names and call again; the same arguments will fail again.",
+        ),
+    };
+    err.status(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::{ArgDecl, BodyDecl, Method, Style};
+    use serde_json::json;
+
+    static TOOL: ToolDecl = ToolDecl {
+        name: "update_pet",
+        method: Method::Put,
+        path: "/pets/{petId}",
+        args: &[
+            ArgDecl { name: "petId", target: Target::Path { name: "petId", style: Style::Simple, explode: false } },
+            ArgDecl {
+                name: "tags",
+                target: Target::Query {
+                    name: "tags",
+                    style: Style::Form,
+                    explode: true,
+                    allow_reserved: false,
+                    json: false,
+                },
+            },
+            ArgDecl { name: "X-Trace", target: Target::Header { name: "X-Trace", json: false } },
+            ArgDecl { name: "name", target: Target::BodyField("name") },
+            ArgDecl { name: "body_id", target: Target::BodyField("id") },
+        ],
+        body: Some(BodyDecl { media_type: "application/json", encoding: Encoding::Json }),
+        rest_to_body: false,
+        security: &[],
+        list_tool: Some("list_pets"),
+    };
+
+    #[test]
+    fn builds_the_request_the_spec_describes() {
+        let args = json!({"petId": "a b", "tags": ["x", "y"], "X-Trace": "t1", "name": "Rex", "body_id": 7});
+        let req = build(&TOOL, args.as_object().unwrap(), "http://up", vec![]).unwrap();
+        assert_eq!(req.method, "PUT");
+        assert_eq!(req.url, "http://up/pets/a%20b?tags=x&tags=y");
+        assert!(req.headers.contains(&("X-Trace".to_owned(), "t1".to_owned())));
+        assert!(req.headers.contains(&("accept".to_owned(), "application/json".to_owned())));
+        let (ct, body) = req.body.unwrap();
+        assert_eq!(ct, "application/json");
+        assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), json!({"name": "Rex", "id": 7}));
+    }
+
+    #[test]
+    fn credentials_go_where_the_scheme_says() {
+        let secrets = [
+            Secret::ApiKey { location: KeyLocation::Query, name: "key", value: "s&1".into() },
+            Secret::ApiKey { location: KeyLocation::Cookie, name: "sid", value: "c".into() },
+            Secret::Bearer("tok".into()),
+        ];
+        let req =
+            build(&TOOL, json!({"petId": 1}).as_object().unwrap(), "http://up", secrets.iter().collect()).unwrap();
+        assert_eq!(req.url, "http://up/pets/1?key=s%261");
+        assert!(req.headers.contains(&("authorization".to_owned(), "Bearer tok".to_owned())));
+        assert!(req.headers.contains(&("cookie".to_owned(), "sid=c".to_owned())));
+    }
+
+    #[test]
+    fn not_found_points_to_the_list_tool() {
+        let e = failure(&TOOL, &Credentials::default(), 404, None, br#"{"message": "Pet not found"}"#);
+        assert_eq!(e.code, codes::NOT_FOUND);
+        assert!(e.message.contains("Pet not found"));
+        assert!(e.recovery.contains("list_pets"));
+        let e = failure(&TOOL, &Credentials::default(), 429, Some(3000), b"");
+        assert!(e.retryable);
+        assert_eq!(e.retry_after_ms, Some(3000));
+    }
+
+    #[test]
+    fn empty_success_confirms() {
+        let r = success(&TOOL, 204, "", b"");
+        assert_eq!(r.structured_content.unwrap()["status"], 204);
+    }
+}

@@ -1,0 +1,206 @@
+//! Argument validation with the tool's full inputSchema (CONTRACT I1): the server checks every
+//! call itself, whatever the client validated. A failure names the field and the rule (E2).
+//! Optional arguments sent as `null` count as absent, unless the schema itself accepts `null`.
+
+use jsonschema::{Draft, ValidationError, Validator};
+use serde_json::{Map, Value};
+
+use crate::error::{ToolError, codes};
+
+/// At most this many problems are listed in one error, so the message stays readable.
+const MAX_PROBLEMS: usize = 3;
+
+pub fn compile(schema: &Value) -> Result<Validator, String> {
+    jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(schema)
+        .map_err(|e| format!("inputSchema does not compile: {e}"))
+}
+
+/// Drops optional top-level arguments that are `null` where the schema does not accept `null`:
+/// models often send `null` for "not given".
+pub fn drop_null_optionals(schema: &Value, args: &mut Map<String, Value>) {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let props = schema.get("properties").and_then(Value::as_object);
+    args.retain(|name, value| {
+        if !value.is_null() || required.contains(&name.as_str()) {
+            return true;
+        }
+        props.and_then(|p| p.get(name)).is_some_and(|p| allows_null(p, schema, 0))
+    });
+}
+
+fn allows_null(schema: &Value, root: &Value, depth: usize) -> bool {
+    if depth > 16 {
+        return false;
+    }
+    match schema {
+        Value::Bool(b) => *b,
+        Value::Object(map) => {
+            if map.is_empty() {
+                return true;
+            }
+            if let Some(r) = map.get("$ref").and_then(Value::as_str)
+                && let Some(target) = r.strip_prefix('#').and_then(|p| root.pointer(p))
+            {
+                return allows_null(target, root, depth + 1);
+            }
+            match map.get("type") {
+                Some(Value::String(t)) => return t == "null",
+                Some(Value::Array(ts)) => return ts.iter().any(|t| t == "null"),
+                _ => {}
+            }
+            if let Some(Value::Array(values)) = map.get("enum") {
+                return values.contains(&Value::Null);
+            }
+            ["anyOf", "oneOf"].iter().any(|k| {
+                map.get(*k)
+                    .and_then(Value::as_array)
+                    .is_some_and(|alts| alts.iter().any(|a| allows_null(a, root, depth + 1)))
+            })
+        }
+        _ => false,
+    }
+}
+
+/// `/tags/0/name` → `tags[0].name`.
+fn field_name(pointer: &str) -> String {
+    let mut out = String::new();
+    for token in pointer.split('/').skip(1) {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        if token.parse::<usize>().is_ok() && !out.is_empty() {
+            out.push_str(&format!("[{token}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&token);
+        }
+    }
+    out
+}
+
+struct Problem {
+    field: Option<String>,
+    text: String,
+    rule: String,
+}
+
+fn problem(error: &ValidationError<'_>, schema: &Value) -> Problem {
+    use jsonschema::error::ValidationErrorKind as K;
+    let at = error.instance_path().as_str().to_owned();
+    let mut field = if at.is_empty() { None } else { Some(field_name(&at)) };
+    match error.kind() {
+        K::Required { property } => {
+            let name = property.as_str().map_or_else(|| property.to_string(), str::to_owned);
+            field = Some(match field {
+                Some(parent) => format!("{parent}.{name}"),
+                None => name,
+            });
+        }
+        K::AdditionalProperties { unexpected } => {
+            if let Some(first) = unexpected.first() {
+                field = Some(match field {
+                    Some(parent) => format!("{parent}.{first}"),
+                    None => first.clone(),
+                });
+            }
+        }
+        _ => {}
+    }
+    let keyword = error.kind().keyword().to_owned();
+    // The rule's value, when the schema path leads to it and it is short enough to quote.
+    let rule = match schema.pointer(error.schema_path().as_str()) {
+        Some(v) if !matches!(keyword.as_str(), "required" | "additionalProperties" | "$ref") => {
+            let text = v.to_string();
+            if text.len() <= 80 { format!("{keyword}: {text}") } else { keyword }
+        }
+        _ => keyword,
+    };
+    Problem { field, text: error.to_string(), rule }
+}
+
+/// Validates `args` against `schema`, returning the error result the model reads on failure.
+pub fn check(validator: &Validator, schema: &Value, args: &Value) -> Result<(), ToolError> {
+    let problems: Vec<Problem> =
+        validator.iter_errors(args).take(MAX_PROBLEMS + 1).map(|e| problem(&e, schema)).collect();
+    let Some(first) = problems.first() else { return Ok(()) };
+    let describe = |p: &Problem| match &p.field {
+        Some(f) => format!("`{f}`: {} ({})", p.text, p.rule),
+        None => format!("{} ({})", p.text, p.rule),
+    };
+    let mut message = format!("invalid argument {}", describe(first));
+    for p in problems.iter().skip(1).take(MAX_PROBLEMS - 1) {
+        message.push_str(&format!("; {}", describe(p)));
+    }
+    if problems.len() > MAX_PROBLEMS {
+        message.push_str("; and more");
+    }
+    let recovery = match &first.field {
+        Some(f) => format!(
+            "Correct `{f}` to satisfy `{}` (see the tool's inputSchema) and call again; the same arguments will fail again.",
+            first.rule
+        ),
+        None => {
+            "Correct the arguments to match the tool's inputSchema and call again; the same arguments will fail again."
+                .to_owned()
+        }
+    };
+    let mut err = ToolError::new(codes::INVALID_ARGUMENT, message, recovery);
+    if let Some(f) = &first.field {
+        err = err.field(f.clone());
+    }
+    Err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(schema: Value, args: Value) -> Result<(), ToolError> {
+        let v = compile(&schema).unwrap();
+        check(&v, &schema, &args)
+    }
+
+    #[test]
+    fn errors_name_field_and_rule() {
+        let schema = json!({"type": "object", "properties": {"petId": {"type": "integer", "minimum": 1}}, "required": ["petId"], "additionalProperties": false});
+        let e = run(schema.clone(), json!({"petId": 0})).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("petId"));
+        assert!(e.message.contains("minimum: 1"), "{}", e.message);
+        assert!(!e.retryable);
+        let e = run(schema.clone(), json!({})).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("petId"));
+        let e = run(schema, json!({"petId": 2, "bogus": 1})).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("bogus"));
+    }
+
+    #[test]
+    fn nested_fields_are_dotted() {
+        let schema = json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 3}}}}}});
+        let e = run(schema, json!({"tags": [{"name": "ok"}, {"name": "too long"}]})).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("tags[1].name"));
+    }
+
+    #[test]
+    fn formats_are_enforced() {
+        let schema = json!({"type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}});
+        assert!(run(schema.clone(), json!({"at": "yesterday"})).is_err());
+        assert!(run(schema, json!({"at": "2026-11-29T10:00:00Z"})).is_ok());
+    }
+
+    #[test]
+    fn null_optionals_are_absent_unless_nullable() {
+        let schema = json!({"type": "object", "required": ["a"], "properties": {
+            "a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": ["string", "null"]}}});
+        let mut args = json!({"a": null, "b": null, "c": null}).as_object().unwrap().clone();
+        drop_null_optionals(&schema, &mut args);
+        assert_eq!(Value::Object(args), json!({"a": null, "c": null}));
+    }
+}

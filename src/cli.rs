@@ -1,0 +1,397 @@
+//! The `mcp-gen` command line: a thin front end over [`crate::generate`]. Diagnostics go to
+//! stderr, machine output to stdout. Exit codes: 0 success, 1 check found drift, 2 bad input.
+
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::settings::{RuntimeDep, Settings};
+use crate::write::Drift;
+use crate::{Input, Report, generate};
+
+#[derive(Debug, Parser)]
+#[command(name = "mcp-gen", version, about = "Compile an OpenAPI description into an MCP server crate")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SpecArgs {
+    /// The API description: OpenAPI 3.0 or 3.1, YAML or JSON.
+    #[arg(long, value_name = "FILE")]
+    pub spec: PathBuf,
+    /// Tool intents: names, descriptions, exclusions (overlay format v1).
+    #[arg(long, value_name = "FILE")]
+    pub overlay: Option<PathBuf>,
+    /// Short server name; the crate is `<name>-mcp` (default: the overlay's, else from the title).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write a server crate.
+    Build {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Directory of the crate to write (created if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Path to mcp-gen-runtime for the crate's path dependency (default: the runtime beside
+        /// this compiler's sources, else the published crate).
+        #[arg(long, value_name = "DIR")]
+        runtime_path: Option<PathBuf>,
+    },
+    /// Print the exact tools/list payload the server will serve.
+    Catalog {
+        #[command(flatten)]
+        spec: SpecArgs,
+    },
+    /// Exit 1 and show a diff when generated code is stale. With no arguments: every
+    /// `specs/<name>/` against `generated/<name>/` in the repository.
+    Check {
+        #[arg(long, value_name = "FILE", requires = "out")]
+        spec: Option<PathBuf>,
+        #[arg(long, value_name = "FILE", requires = "spec")]
+        overlay: Option<PathBuf>,
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long, value_name = "DIR", requires = "spec")]
+        out: Option<PathBuf>,
+        /// Repository root holding `specs/` and `generated/` (default: found from the current
+        /// directory upwards).
+        #[arg(long, value_name = "DIR", conflicts_with = "spec")]
+        root: Option<PathBuf>,
+    },
+    /// Regenerate every `generated/<name>/` from `specs/<name>/` (what `check` compares against).
+    Bless {
+        /// Repository root (default: found from the current directory upwards).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A panic is a bug in mcp-gen, never the user's fault; say so instead of a bare backtrace.
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(code) => code,
+        Err(_) => {
+            eprintln!(
+                "error[internal]: mcp-gen crashed; this is a bug, please report it with the input that caused it"
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Build { spec, out, runtime_path } => {
+            let runtime = match runtime_path {
+                Some(p) => RuntimeDep::Path(relative_to(&absolute(&out), &absolute(&p))),
+                None => default_runtime(&out),
+            };
+            let settings = Settings { name: spec.name.clone(), runtime, catalog_only: false };
+            let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+            match crate::write::write(&out, &output.files) {
+                Ok(s) => {
+                    eprintln!(
+                        "mcp-gen: {} tool(s) → {} ({} written, {} unchanged, {} removed)",
+                        output.catalog.tools.len(),
+                        out.display(),
+                        s.written.len(),
+                        s.unchanged,
+                        s.removed.len()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!(
+                        "error[io]: cannot write {}: {e}\n  = help: check that the directory is writable",
+                        out.display()
+                    );
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::Catalog { spec } => {
+            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+            let mut stdout = std::io::stdout().lock();
+            if stdout.write_all(output.tools_json().as_bytes()).and_then(|()| stdout.flush()).is_err() {
+                return ExitCode::from(2);
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Check { spec: Some(spec), overlay, name, out: Some(out), .. } => {
+            let args = SpecArgs { spec, overlay, name };
+            let runtime = default_runtime(&out);
+            let settings = Settings { name: args.name.clone(), runtime, catalog_only: false };
+            let Some(output) = compile(&args, &settings) else { return ExitCode::from(2) };
+            report_drift(&[(out.display().to_string(), check_dir(&out, &output.files))])
+        }
+        Command::Check { root, .. } => check_repo(root),
+        Command::Bless { root } => bless(root),
+    }
+}
+
+fn compile(args: &SpecArgs, settings: &Settings) -> Option<crate::Output> {
+    let input = Input::files(&args.spec, args.overlay.clone());
+    match generate(&input, settings) {
+        Ok(output) => {
+            print_report(&output.diagnostics);
+            Some(output)
+        }
+        Err(report) => {
+            print_report(&report);
+            None
+        }
+    }
+}
+
+fn print_report(report: &Report) {
+    if !report.is_empty() {
+        eprintln!("{report}");
+    }
+}
+
+fn check_dir(dir: &Path, files: &crate::Files) -> Result<Vec<Drift>, String> {
+    crate::write::diff(dir, files, &dir.display().to_string())
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))
+}
+
+fn report_drift(results: &[(String, Result<Vec<Drift>, String>)]) -> ExitCode {
+    let mut stale = false;
+    for (what, result) in results {
+        match result {
+            Ok(drifts) if drifts.is_empty() => eprintln!("mcp-gen check: {what} is up to date"),
+            Ok(drifts) => {
+                stale = true;
+                eprintln!("mcp-gen check: {what} is stale ({} file(s) differ):", drifts.len());
+                for d in drifts {
+                    eprintln!("{d}");
+                }
+            }
+            Err(e) => {
+                eprintln!("error[io]: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if stale {
+        eprintln!("help: regenerate with `cargo run -- bless` (or `mcp-gen build`), review the diff and commit it");
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// A spec directory: `openapi.{yaml,yml,json}` and, optionally, `overlay.{yaml,yml,json}`.
+pub fn spec_dir_input(dir: &Path) -> Option<Input> {
+    let find =
+        |stem: &str| ["yaml", "yml", "json"].iter().map(|e| dir.join(format!("{stem}.{e}"))).find(|p| p.is_file());
+    let spec = find("openapi")?;
+    Some(Input::files(spec, find("overlay")))
+}
+
+/// The example specs of a repository and where each one's crate lives.
+pub struct RepoSpec {
+    pub name: String,
+    pub input: Input,
+    pub generated: PathBuf,
+    pub settings: Settings,
+}
+
+/// Every `specs/<name>/` of the repository at `root`, with the settings `generated/<name>/` is
+/// built with: name `<name>` and a path dependency on `root/runtime`.
+pub fn repo_specs(root: &Path) -> Result<Vec<RepoSpec>, String> {
+    let specs_dir = root.join("specs");
+    let entries = std::fs::read_dir(&specs_dir).map_err(|e| format!("cannot read {}: {e}", specs_dir.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        let Some(input) = spec_dir_input(&specs_dir.join(&name)) else { continue };
+        let generated = root.join("generated").join(&name);
+        let runtime = RuntimeDep::Path(relative_to(&absolute(&generated), &absolute(&root.join("runtime"))));
+        out.push(RepoSpec {
+            settings: Settings { name: Some(name.clone()), runtime, catalog_only: false },
+            name,
+            input,
+            generated,
+        });
+    }
+    Ok(out)
+}
+
+fn find_root(start: &Path) -> Option<PathBuf> {
+    let start = absolute(start);
+    start.ancestors().find(|d| d.join("specs").is_dir() && d.join("Cargo.toml").is_file()).map(Path::to_path_buf)
+}
+
+fn repo(root: Option<PathBuf>) -> Result<(PathBuf, Vec<RepoSpec>), ExitCode> {
+    let Some(root) = root.or_else(|| std::env::current_dir().ok().and_then(|d| find_root(&d))) else {
+        eprintln!(
+            "error[io]: no `specs/` directory here or above\n  = help: run in the repository or pass --root, or check one crate with --spec and --out"
+        );
+        return Err(ExitCode::from(2));
+    };
+    match repo_specs(&root) {
+        Ok(specs) => Ok((root, specs)),
+        Err(e) => {
+            eprintln!("error[io]: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+fn bless(root: Option<PathBuf>) -> ExitCode {
+    let (_, specs) = match repo(root) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let mut code = ExitCode::SUCCESS;
+    for spec in &specs {
+        match generate(&spec.input, &spec.settings) {
+            Ok(output) => {
+                print_report(&output.diagnostics);
+                match crate::write::write(&spec.generated, &output.files) {
+                    Ok(s) => eprintln!(
+                        "mcp-gen bless: generated/{} ({} written, {} unchanged, {} removed)",
+                        spec.name,
+                        s.written.len(),
+                        s.unchanged,
+                        s.removed.len()
+                    ),
+                    Err(e) => {
+                        eprintln!("error[io]: cannot write generated/{}: {e}", spec.name);
+                        code = ExitCode::from(2);
+                    }
+                }
+            }
+            Err(report) => {
+                print_report(&report);
+                code = ExitCode::from(2);
+            }
+        }
+    }
+    code
+}
+
+fn check_repo(root: Option<PathBuf>) -> ExitCode {
+    let (root, specs) = match repo(root) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let mut results = Vec::new();
+    let mut failed = false;
+    for spec in &specs {
+        match generate(&spec.input, &spec.settings) {
+            Ok(output) => {
+                print_report(&output.diagnostics);
+                let label = format!("generated/{}", spec.name);
+                results.push((
+                    label.clone(),
+                    crate::write::diff(&spec.generated, &output.files, &label).map_err(|e| format!("{label}: {e}")),
+                ));
+            }
+            Err(report) => {
+                print_report(&report);
+                failed = true;
+            }
+        }
+    }
+    // A generated crate whose spec is gone is stale too.
+    if let Ok(entries) = std::fs::read_dir(root.join("generated")) {
+        let mut orphans: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !specs.iter().any(|s| s.name == *n))
+            .collect();
+        orphans.sort();
+        for name in orphans {
+            results.push((
+                format!("generated/{name}"),
+                Ok(vec![Drift::Extra(format!("generated/{name}/ has no specs/{name}/"))]),
+            ));
+        }
+    }
+    if failed {
+        return ExitCode::from(2);
+    }
+    report_drift(&results)
+}
+
+/// The runtime beside the compiler's own sources (a checkout), else the published crate.
+fn default_runtime(out: &Path) -> RuntimeDep {
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+    if beside.join("Cargo.toml").is_file() {
+        RuntimeDep::Path(relative_to(&absolute(out), &absolute(&beside)))
+    } else {
+        RuntimeDep::default()
+    }
+}
+
+/// An absolute, lexically normalised path; symlinks of the part that exists are resolved so two
+/// spellings of one directory agree.
+pub fn absolute(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut normal = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::ParentDir => {
+                normal.pop();
+            }
+            Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    // Canonicalise the longest existing prefix.
+    let mut existing = normal.clone();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.file_name().map(|f| f.to_os_string()), existing.parent().map(Path::to_path_buf)) {
+            (Some(f), Some(parent)) => {
+                rest.push(f);
+                existing = parent;
+            }
+            _ => return normal,
+        }
+    }
+    let mut out = std::fs::canonicalize(&existing).unwrap_or(existing);
+    for f in rest.into_iter().rev() {
+        out.push(f);
+    }
+    out
+}
+
+/// `to` relative to `from` (both absolute), with `/` separators, as Cargo.toml wants.
+pub fn relative_to(from: &Path, to: &Path) -> String {
+    let from: Vec<Component> = from.components().collect();
+    let to: Vec<Component> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
+    parts.extend(to[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(relative_to(Path::new("/r/generated/p"), Path::new("/r/runtime")), "../../runtime");
+        assert_eq!(relative_to(Path::new("/tmp/x"), Path::new("/r/runtime")), "../../r/runtime");
+        assert_eq!(relative_to(Path::new("/a"), Path::new("/a")), ".");
+    }
+}

@@ -1,0 +1,108 @@
+//! mcp-gen: compiles an OpenAPI description and an overlay of tool intents into an MCP server
+//! crate. One entry point, [`generate`], behind every front end (the CLI, [`build_support`] for
+//! build.rs, tests). The pipeline is one module per stage:
+//!
+//! load → resolve → overlay → plan → schema → lint → emit → write
+//!
+//! Only `load` reads files and only `write` writes them; the stages between are functions from
+//! one plain data type to the next.
+
+pub mod build_support;
+pub mod cli;
+pub mod diag;
+pub mod emit;
+pub mod lint;
+pub mod load;
+pub mod overlay;
+pub mod plan;
+pub mod resolve;
+pub mod schema;
+pub mod settings;
+pub mod write;
+
+pub use diag::{Diagnostic, Report, Severity};
+pub use emit::Files;
+pub use load::SourceInput;
+pub use plan::Catalog;
+pub use settings::{RuntimeDep, Settings};
+
+/// What to compile: an API description and, optionally, an overlay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    pub spec: SourceInput,
+    pub overlay: Option<SourceInput>,
+}
+
+impl Input {
+    pub fn files(spec: impl Into<std::path::PathBuf>, overlay: Option<std::path::PathBuf>) -> Self {
+        Input { spec: SourceInput::Path(spec.into()), overlay: overlay.map(SourceInput::Path) }
+    }
+}
+
+/// A successful compilation: the files of the crate, the catalog they serve, and any warnings.
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub files: Files,
+    pub catalog: Catalog,
+    /// Warnings and notes (errors make `generate` fail instead), located and sorted.
+    pub diagnostics: Report,
+}
+
+impl Output {
+    /// The `tools/list` payload, exactly as the generated server serves it.
+    pub fn tools_json(&self) -> &str {
+        self.files.get("tools.json").map_or("", String::as_str)
+    }
+}
+
+/// Runs the whole pipeline. Each stage reports every problem it finds; a stage with errors stops
+/// the pipeline so that later stages never cascade on broken input.
+pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
+    let mut report = Report::new();
+    let mut sources = load::Sources::default();
+    let done = |mut report: Report, sources: &load::Sources| {
+        sources.locate(&mut report);
+        report.sort();
+        report
+    };
+
+    let doc = load::load_spec(&input.spec, &mut sources, &mut report);
+    let overlay_value = input.overlay.as_ref().and_then(|o| load::read_value(o, &mut sources, &mut report));
+    let Some(doc) = doc else { return Err(done(report, &sources)) };
+    if report.has_errors() {
+        return Err(done(report, &sources));
+    }
+
+    let api = resolve::resolve(&doc, &mut report);
+    if report.has_errors() {
+        return Err(done(report, &sources));
+    }
+
+    let overlay = match overlay_value {
+        Some((file, value)) => match overlay::parse(&file, value, &mut report) {
+            Some(o) => Some((file, o)),
+            None => return Err(done(report, &sources)),
+        },
+        None => None,
+    };
+    let intents = overlay::apply(&api, overlay.as_ref().map(|(f, o)| (f.as_str(), o)), &mut report);
+    if report.has_errors() {
+        return Err(done(report, &sources));
+    }
+
+    let mut catalog = plan::plan(&api, &intents, settings, &mut report);
+    schema::assemble(&mut catalog);
+    report.extend(lint::lint(&catalog, &api.file));
+    if report.has_errors() {
+        return Err(done(report, &sources));
+    }
+
+    let files = match emit::emit(&catalog, settings) {
+        Ok(f) => f,
+        Err(e) => {
+            report.extend(e.diagnostics);
+            return Err(done(report, &sources));
+        }
+    };
+    Ok(Output { files, catalog, diagnostics: done(report, &sources) })
+}

@@ -1,0 +1,274 @@
+//! Stage 1, load: reads the spec and overlay files (the only stage besides `write` that touches
+//! the filesystem), parses YAML or JSON into `serde_json::Value`, and detects what kind of
+//! document it is. Keeps every file's text so diagnostics can be located later.
+
+pub mod json;
+pub mod yaml;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::diag::{Diagnostic, Report, codes};
+
+/// Where a document comes from: a file, or text with a display name (tests, build scripts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceInput {
+    Path(PathBuf),
+    Text { name: String, text: String },
+}
+
+impl SourceInput {
+    pub fn name(&self) -> String {
+        match self {
+            SourceInput::Path(p) => p.display().to_string(),
+            SourceInput::Text { name, .. } => name.clone(),
+        }
+    }
+
+    /// The file name alone, for generated headers (no absolute paths in output).
+    pub fn file_name(&self) -> String {
+        match self {
+            SourceInput::Path(p) => {
+                p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into_owned())
+            }
+            SourceInput::Text { name, .. } => {
+                Path::new(name).file_name().map_or_else(|| name.clone(), |f| f.to_string_lossy().into_owned())
+            }
+        }
+    }
+}
+
+impl From<&Path> for SourceInput {
+    fn from(p: &Path) -> Self {
+        SourceInput::Path(p.to_path_buf())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Yaml,
+}
+
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+    pub format: Format,
+}
+
+/// Every file read, by display name; used to turn JSON Pointers into lines and columns.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    files: BTreeMap<String, SourceFile>,
+}
+
+impl Sources {
+    pub fn add(&mut self, file: SourceFile) {
+        self.files.insert(file.name.clone(), file);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&SourceFile> {
+        self.files.get(name)
+    }
+
+    /// Fills in line and column for every diagnostic that has a pointer, one pass per file.
+    pub fn locate(&self, report: &mut Report) {
+        let mut wanted: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+        for d in &report.diagnostics {
+            if let Some(loc) = &d.location
+                && loc.line.is_none()
+                && self.files.contains_key(&loc.file)
+            {
+                wanted.entry(loc.file.as_str()).or_default().insert(loc.pointer.clone());
+            }
+        }
+        let mut found: BTreeMap<String, BTreeMap<String, (usize, usize)>> = BTreeMap::new();
+        for (name, pointers) in wanted {
+            let Some(file) = self.files.get(name) else { continue };
+            // A pointer that does not exist (e.g. a missing required key) is reported at its
+            // nearest existing parent.
+            let mut targets = BTreeSet::new();
+            for p in &pointers {
+                let mut q = p.as_str();
+                loop {
+                    targets.insert(q.to_owned());
+                    match q.rfind('/') {
+                        Some(i) => q = &q[..i],
+                        None => break,
+                    }
+                }
+            }
+            let positions = match file.format {
+                Format::Json => json::locate(&file.text, &targets),
+                Format::Yaml => yaml::locate(&file.text, &targets),
+            };
+            found.insert(name.to_owned(), positions);
+        }
+        for d in &mut report.diagnostics {
+            let Some(loc) = d.location.as_mut() else { continue };
+            if loc.line.is_some() {
+                continue;
+            }
+            let Some(positions) = found.get(&loc.file) else { continue };
+            let mut q = loc.pointer.as_str();
+            loop {
+                if let Some(&(line, col)) = positions.get(q) {
+                    loc.line = Some(line);
+                    loc.column = Some(col);
+                    break;
+                }
+                match q.rfind('/') {
+                    Some(i) => q = &q[..i],
+                    None => break,
+                }
+            }
+        }
+    }
+}
+
+/// What a loaded document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SpecVersion {
+    OpenApi30,
+    OpenApi31,
+}
+
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// Display name, used in diagnostics.
+    pub file: String,
+    /// File name only, used in generated headers.
+    pub file_name: String,
+    pub version: SpecVersion,
+    pub value: Value,
+}
+
+/// Reads and parses one file. On failure, the report says where and why.
+pub fn read_value(input: &SourceInput, sources: &mut Sources, report: &mut Report) -> Option<(String, Value)> {
+    let name = input.name();
+    let text = match input {
+        SourceInput::Path(p) => match std::fs::read(p) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(_) => {
+                    report.push(
+                        Diagnostic::error(codes::IO, format!("{name} is not UTF-8 text"))
+                            .with_help("save the file as UTF-8"),
+                    );
+                    return None;
+                }
+            },
+            Err(e) => {
+                report.push(
+                    Diagnostic::error(codes::IO, format!("cannot read {name}: {e}"))
+                        .with_help("check the path and its permissions"),
+                );
+                return None;
+            }
+        },
+        SourceInput::Text { text, .. } => text.clone(),
+    };
+    let text = text.strip_prefix('\u{feff}').map(str::to_owned).unwrap_or(text);
+    let format = detect_format(&name, &text);
+    let parsed = match format {
+        Format::Json => json::parse(&text).map_err(|e| (e.message, e.line, e.column)),
+        Format::Yaml => match yaml::parse(&text) {
+            Ok(p) => {
+                for w in p.warnings {
+                    report.push(Diagnostic::warning(codes::DUPLICATE_KEY, w.message).at_line(&name, w.line, w.column));
+                }
+                Ok(p.value)
+            }
+            Err(e) => Err((e.message, e.line, e.column)),
+        },
+    };
+    sources.add(SourceFile { name: name.clone(), text, format });
+    match parsed {
+        Ok(v) => Some((name, v)),
+        Err((message, line, column)) => {
+            let kind = if format == Format::Json { "JSON" } else { "YAML" };
+            report.push(
+                Diagnostic::error(codes::PARSE, format!("invalid {kind}: {message}"))
+                    .at_line(&name, line, column)
+                    .with_help(format!("fix the {kind} syntax at this position")),
+            );
+            None
+        }
+    }
+}
+
+fn detect_format(name: &str, text: &str) -> Format {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".json") {
+        Format::Json
+    } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+        Format::Yaml
+    } else if text.trim_start().starts_with('{') {
+        Format::Json
+    } else {
+        Format::Yaml
+    }
+}
+
+/// Loads an API description and checks that it is a version this compiler reads.
+pub fn load_spec(input: &SourceInput, sources: &mut Sources, report: &mut Report) -> Option<Document> {
+    let (file, value) = read_value(input, sources, report)?;
+    let Some(root) = value.as_object() else {
+        report.push(
+            Diagnostic::error(codes::NOT_A_SPEC, "the document is not an object")
+                .at(&file, "")
+                .with_help("pass an OpenAPI 3.0 or 3.1 document (a mapping with an `openapi` key)"),
+        );
+        return None;
+    };
+    let version = match (root.get("openapi"), root.get("swagger")) {
+        (Some(v), _) => {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => String::new(),
+            };
+            if text.starts_with("3.0") {
+                SpecVersion::OpenApi30
+            } else if text.starts_with("3.1") {
+                SpecVersion::OpenApi31
+            } else if text.starts_with("3.2") {
+                report.push(
+                    Diagnostic::warning(codes::UNSUPPORTED_VERSION, format!("OpenAPI {text} is read as 3.1"))
+                        .at(&file, "/openapi")
+                        .with_help("features new in 3.2 are ignored; set `openapi: 3.1.1` to silence this"),
+                );
+                SpecVersion::OpenApi31
+            } else {
+                report.push(
+                    Diagnostic::error(codes::UNSUPPORTED_VERSION, format!("unsupported OpenAPI version `{text}`"))
+                        .at(&file, "/openapi")
+                        .with_help("mcp-gen reads OpenAPI 3.0.x and 3.1.x"),
+                );
+                return None;
+            }
+        }
+        (None, Some(v)) => {
+            report.push(
+                Diagnostic::error(codes::UNSUPPORTED_VERSION, format!("Swagger {v} documents are not read yet"))
+                    .at(&file, "/swagger")
+                    .with_help(
+                        "convert it to OpenAPI 3.0 first (e.g. `npx swagger2openapi`); native 2.0 input is planned",
+                    ),
+            );
+            return None;
+        }
+        (None, None) => {
+            report.push(
+                Diagnostic::error(codes::NOT_A_SPEC, "no `openapi` key: this is not an OpenAPI document")
+                    .at(&file, "")
+                    .with_help("pass an OpenAPI 3.0 or 3.1 document"),
+            );
+            return None;
+        }
+    };
+    Some(Document { file_name: input.file_name(), file, version, value })
+}

@@ -1,0 +1,221 @@
+//! Stage 3, overlay: the team's tool intents, validated against the `Api`. Format v1 (YAML or
+//! JSON): server identity and instructions, exclusions, and per-tool names, titles and
+//! descriptions, each targeting an operation by operationId or `METHOD /path`. Unknown keys,
+//! targets that match nothing, and entries that are never used are diagnostics; the overlay never
+//! silently does nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::diag::{Diagnostic, Report, codes, join_pointer};
+use crate::resolve::{Api, Method, Operation};
+
+/// The overlay document as written.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Overlay {
+    /// Format version; must be 1.
+    #[serde(rename = "mcp-gen")]
+    pub format: u32,
+    #[serde(default)]
+    pub server: ServerOverlay,
+    /// Operations to leave out: operationIds or `METHOD /path`.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Tools by name.
+    #[serde(default)]
+    pub tools: BTreeMap<String, ToolOverlay>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ServerOverlay {
+    /// Short name of the server; the crate is `<name>-mcp`.
+    pub name: Option<String>,
+    pub title: Option<String>,
+    /// Server instructions sent to clients (CONTRACT T7).
+    pub instructions: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolOverlay {
+    /// operationId, or `METHOD /path`.
+    pub operation: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+}
+
+/// What the overlay asks for, checked against the API: tool intents keyed by operation index.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Intents {
+    pub server: ServerOverlay,
+    /// Operation index → reason ("excluded by overlay").
+    pub excluded: BTreeSet<usize>,
+    /// Operation index → (tool name, overlay entry).
+    pub tools: BTreeMap<usize, (String, ToolOverlay)>,
+}
+
+/// Parses an overlay value read by `load`.
+pub fn parse(file: &str, value: Value, report: &mut Report) -> Option<Overlay> {
+    let overlay: Overlay = match serde_path_to_error::deserialize(value) {
+        Ok(o) => o,
+        Err(e) => {
+            let pointer = pointer_of(e.path());
+            report.push(
+                Diagnostic::error(codes::OVERLAY, format!("invalid overlay: {}", e.inner()))
+                    .at(file, pointer)
+                    .with_help("see `mcp-gen` README for the overlay format v1"),
+            );
+            return None;
+        }
+    };
+    if overlay.format != 1 {
+        report.push(
+            Diagnostic::error(codes::OVERLAY, format!("overlay format `mcp-gen: {}` is not supported", overlay.format))
+                .at(file, "/mcp-gen")
+                .with_help("write `mcp-gen: 1`"),
+        );
+        return None;
+    }
+    Some(overlay)
+}
+
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            serde_path_to_error::Segment::Map { key } => pointer = join_pointer(&pointer, key),
+            serde_path_to_error::Segment::Seq { index } => pointer = format!("{pointer}/{index}"),
+            serde_path_to_error::Segment::Enum { variant } => pointer = join_pointer(&pointer, variant),
+            serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    pointer
+}
+
+/// Finds the operations an overlay target names: an operationId, or `METHOD /path`.
+pub fn find_operation(api: &Api, target: &str) -> Vec<usize> {
+    let target = target.trim();
+    if let Some((method, path)) = target.split_once(' ')
+        && let Some(method) = Method::parse(method)
+    {
+        let path = path.trim();
+        return api
+            .operations
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.method == method && o.path == path)
+            .map(|(i, _)| i)
+            .collect();
+    }
+    api.operations
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.operation_id.as_deref() == Some(target))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn suggestion(api: &Api, target: &str) -> String {
+    let labels = api.operations.iter().flat_map(|o: &Operation| o.operation_id.clone().into_iter().chain([o.label()]));
+    let best = labels
+        .map(|l| (strsim::normalized_damerau_levenshtein(&l.to_lowercase(), &target.to_lowercase()), l))
+        .filter(|(score, _)| *score > 0.6)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
+    match best {
+        Some((_, label)) => format!("did you mean `{label}`?"),
+        None => "name an operationId or `METHOD /path` from the spec (see `mcp-gen plan`)".to_owned(),
+    }
+}
+
+/// Checks the overlay against the API.
+pub fn apply(api: &Api, overlay: Option<(&str, &Overlay)>, report: &mut Report) -> Intents {
+    let Some((file, overlay)) = overlay else { return Intents::default() };
+    let mut intents = Intents { server: overlay.server.clone(), ..Intents::default() };
+    for (i, target) in overlay.exclude.iter().enumerate() {
+        let found = find_operation(api, target);
+        if found.is_empty()
+            && !api.skipped.iter().any(|s| s.operation == *target || s.operation_id.as_deref() == Some(target))
+        {
+            report.push(
+                Diagnostic::warning(codes::OVERLAY_UNUSED, format!("exclude entry `{target}` matches no operation"))
+                    .at(file, format!("/exclude/{i}"))
+                    .with_help(suggestion(api, target)),
+            );
+        }
+        intents.excluded.extend(found);
+    }
+    for (name, tool) in &overlay.tools {
+        let at = join_pointer("/tools", name);
+        let found = find_operation(api, &tool.operation);
+        match found.as_slice() {
+            [] => report.push(
+                Diagnostic::error(
+                    codes::OVERLAY_UNKNOWN_TARGET,
+                    format!("tool `{name}` targets `{}`, which is not an operation of the spec", tool.operation),
+                )
+                .at(file, join_pointer(&at, "operation"))
+                .with_help(suggestion(api, &tool.operation)),
+            ),
+            [index] => {
+                if intents.excluded.contains(index) {
+                    report.push(
+                        Diagnostic::error(
+                            codes::OVERLAY,
+                            format!("tool `{name}` targets `{}`, which the overlay also excludes", tool.operation),
+                        )
+                        .at(file, join_pointer(&at, "operation"))
+                        .with_help("remove the exclude entry or the tool entry"),
+                    );
+                } else if let Some((other, _)) = intents.tools.get(index) {
+                    report.push(
+                        Diagnostic::error(
+                            codes::OVERLAY,
+                            format!("tools `{other}` and `{name}` both target `{}`", tool.operation),
+                        )
+                        .at(file, join_pointer(&at, "operation"))
+                        .with_help("give each operation one tool entry"),
+                    );
+                } else {
+                    intents.tools.insert(*index, (name.clone(), tool.clone()));
+                }
+            }
+            many => report.push(
+                Diagnostic::error(
+                    codes::OVERLAY,
+                    format!("tool `{name}` target `{}` matches {} operations", tool.operation, many.len()),
+                )
+                .at(file, join_pointer(&at, "operation"))
+                .with_help("target the operation as `METHOD /path` instead"),
+            ),
+        }
+    }
+    intents
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_keys_point_at_the_key() {
+        let mut report = Report::new();
+        let parsed =
+            parse("o.yaml", json!({"mcp-gen": 1, "tools": {"x": {"operation": "a", "titel": "T"}}}), &mut report);
+        assert!(parsed.is_none());
+        let d = &report.diagnostics[0];
+        assert!(d.message.contains("unknown field `titel`"), "{}", d.message);
+        assert_eq!(d.location.as_ref().unwrap().pointer, "/tools/x/titel");
+    }
+
+    #[test]
+    fn version_is_checked() {
+        let mut report = Report::new();
+        assert!(parse("o.yaml", json!({"mcp-gen": 2}), &mut report).is_none());
+        assert!(report.diagnostics[0].message.contains("not supported"));
+    }
+}

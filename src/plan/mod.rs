@@ -1,0 +1,581 @@
+//! Stage 4, plan: `Api` + `Intents` → `Catalog`. Chooses which operations become tools, names
+//! them (T1), maps every argument to where it goes upstream, sets explicit annotations (T3),
+//! writes titles and descriptions (D1, D2) and links id parameters to the tools that list them.
+//! Schemas are assembled by the next stage; the plan only decides what goes into them.
+
+pub mod describe;
+pub mod naming;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use heck::{ToKebabCase, ToShoutySnakeCase};
+use serde_json::{Value, json};
+
+use crate::diag::{Diagnostic, Report, codes};
+use crate::overlay::Intents;
+use crate::resolve::{Api, BodyEncoding, Defs, Method, Operation, ParamLocation, SchemeKind, Style, template_names};
+use crate::settings::Settings;
+
+/// The contract of the whole server: what `tools.json` holds, what the linter, the token
+/// counter and the emitter all read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Catalog {
+    pub server: ServerInfo,
+    /// Sorted by name (T5).
+    pub tools: Vec<Tool>,
+    /// Security schemes the tools use, with the environment variables that hold their secrets.
+    pub schemes: Vec<Scheme>,
+    /// The spec's first absolute server URL.
+    pub default_upstream: Option<String>,
+    pub excluded: Vec<Exclusion>,
+    pub defs: Defs,
+    pub source: SourceInfo,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// File name of the spec (no directories, so output does not depend on where it lives).
+    pub file_name: String,
+    pub api_title: String,
+    pub api_version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerInfo {
+    /// Short name, e.g. `petstore`.
+    pub name: String,
+    /// `<name>-mcp`: the crate and binary.
+    pub crate_name: String,
+    pub title: String,
+    pub instructions: Option<String>,
+    /// Prefix of every environment variable the server reads, e.g. `PETSTORE`.
+    pub env_prefix: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+impl Annotations {
+    /// From the method's HTTP semantics (RFC 9110 safe and idempotent methods). PUT and PATCH
+    /// overwrite stored state, which MCP counts as a destructive update (D4: never understate).
+    pub fn from_method(method: Method) -> Self {
+        let (read_only, destructive, idempotent) = match method {
+            Method::Get | Method::Head | Method::Options | Method::Trace => (true, false, true),
+            Method::Post => (false, false, false),
+            Method::Put => (false, true, true),
+            Method::Patch => (false, true, false),
+            Method::Delete => (false, true, true),
+        };
+        // A proxied API is a closed domain: the tool acts on that service's own data.
+        Annotations { read_only, destructive, idempotent, open_world: false }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub annotations: Annotations,
+    pub operation: OperationRef,
+    pub args: Vec<Arg>,
+    pub body: Option<BodyPlan>,
+    /// What unknown arguments are: `None` rejects them; a schema sends them in the body.
+    pub rest: Option<Value>,
+    /// The success response's schema (normalised, before `$defs` assembly).
+    pub output: Option<Value>,
+    /// Security alternatives (scheme names); empty when the operation needs none.
+    pub security: Vec<Vec<String>>,
+    /// The tool whose results carry the ids this tool's last path parameter takes.
+    pub list_tool: Option<String>,
+    /// Filled by the schema stage.
+    pub input_schema: Value,
+    /// Filled by the schema stage.
+    pub output_schema: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationRef {
+    pub method: Method,
+    pub path: String,
+    pub operation_id: Option<String>,
+    pub pointer: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    /// The argument's name in the tool's input.
+    pub name: String,
+    pub target: Target,
+    pub required: bool,
+    pub schema: Value,
+}
+
+/// Where an argument goes in the upstream request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Path {
+        name: String,
+        style: Style,
+        explode: bool,
+    },
+    Query {
+        name: String,
+        style: Style,
+        explode: bool,
+        allow_reserved: bool,
+        json: bool,
+    },
+    Header {
+        name: String,
+        json: bool,
+    },
+    Cookie {
+        name: String,
+        json: bool,
+    },
+    /// A top-level property of the request body.
+    BodyField {
+        name: String,
+    },
+    /// The whole request body.
+    Body,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyPlan {
+    pub media_type: String,
+    pub encoding: BodyEncoding,
+    pub required: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scheme {
+    pub name: String,
+    pub kind: SchemeKind,
+    /// Environment variables holding the secret: one, or username and password for basic.
+    pub env: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exclusion {
+    pub operation: String,
+    pub operation_id: Option<String>,
+    pub reason: String,
+}
+
+pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Report) -> Catalog {
+    let server = server_info(api, intents, settings);
+    let mut excluded: Vec<Exclusion> = api
+        .skipped
+        .iter()
+        .map(|s| Exclusion {
+            operation: s.operation.clone(),
+            operation_id: s.operation_id.clone(),
+            reason: s.reason.clone(),
+        })
+        .collect();
+    let mut chosen: Vec<(usize, &Operation)> = Vec::new();
+    for (i, op) in api.operations.iter().enumerate() {
+        if intents.excluded.contains(&i) {
+            excluded.push(Exclusion {
+                operation: op.label(),
+                operation_id: op.operation_id.clone(),
+                reason: "excluded by the overlay".to_owned(),
+            });
+        } else {
+            chosen.push((i, op));
+        }
+    }
+    let names = assign_names(api, intents, &chosen, report);
+    let mut tools: Vec<Tool> = chosen
+        .iter()
+        .zip(&names)
+        .map(|((i, op), name)| tool(api, op, name.clone(), intents.tools.get(i).map(|(_, t)| t), report))
+        .collect();
+    link_ids(&mut tools, &api.defs);
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    if tools.is_empty() {
+        report.push(
+            Diagnostic::warning(codes::EMPTY_CATALOG, "no operation became a tool")
+                .at(&api.file, "/paths")
+                .with_help("check the overlay's exclude list and the warnings above"),
+        );
+    }
+    let used: BTreeSet<&str> = tools.iter().flat_map(|t| t.security.iter().flatten().map(String::as_str)).collect();
+    let schemes = schemes(api, &server.env_prefix, &used, report);
+    excluded.sort_by(|a, b| a.operation.cmp(&b.operation));
+    Catalog {
+        server,
+        tools,
+        schemes,
+        default_upstream: api.servers.iter().find(|u| u.starts_with("http://") || u.starts_with("https://")).cloned(),
+        excluded,
+        defs: api.defs.clone(),
+        source: SourceInfo {
+            file_name: api.file_name.clone(),
+            api_title: api.title.clone(),
+            api_version: api.api_version.clone(),
+        },
+    }
+}
+
+fn server_info(api: &Api, intents: &Intents, settings: &Settings) -> ServerInfo {
+    let raw =
+        intents.server.name.clone().or_else(|| settings.name.clone()).unwrap_or_else(|| name_from_title(&api.title));
+    let mut name = raw.to_kebab_case().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name = format!("api-{name}");
+    }
+    let name = name.trim_end_matches('-').to_owned();
+    let name = name.strip_suffix("-mcp").map(str::to_owned).unwrap_or(name);
+    ServerInfo {
+        crate_name: format!("{name}-mcp"),
+        env_prefix: name.to_shouty_snake_case(),
+        title: intents.server.title.clone().unwrap_or_else(|| api.title.clone()),
+        instructions: intents.server.instructions.clone().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()),
+        name,
+    }
+}
+
+/// `Swagger Petstore - OpenAPI 3.0` → `petstore`: the title's words without API jargon and versions.
+fn name_from_title(title: &str) -> String {
+    const NOISE: &[&str] =
+        &["api", "apis", "openapi", "swagger", "rest", "http", "service", "spec", "specification", "the"];
+    let lower = title.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty() && !NOISE.contains(w) && !w.starts_with(|c: char| c.is_ascii_digit()))
+        .filter(|w| !(w.len() > 1 && w.starts_with('v') && w[1..].chars().all(|c| c.is_ascii_digit())))
+        .take(3)
+        .collect();
+    if words.is_empty() { "api".to_owned() } else { words.join("-") }
+}
+
+/// Overlay names first, then derived names; collisions get `_2`, `_3`… in (path, method) order,
+/// which does not change when the document is reordered.
+fn assign_names(api: &Api, intents: &Intents, chosen: &[(usize, &Operation)], report: &mut Report) -> Vec<String> {
+    let mut taken: BTreeSet<String> =
+        chosen.iter().filter_map(|(i, _)| intents.tools.get(i).map(|(n, _)| n.clone())).collect();
+    let mut out = Vec::with_capacity(chosen.len());
+    let mut derived: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (k, (i, op)) in chosen.iter().enumerate() {
+        match intents.tools.get(i) {
+            Some((name, _)) => out.push(name.clone()),
+            None => {
+                let name = naming::base_name(op);
+                derived.entry(name.clone()).or_default().push(k);
+                out.push(name);
+            }
+        }
+    }
+    for (name, ks) in derived {
+        // `chosen` is in (path, method) order already.
+        for (n, k) in ks.into_iter().enumerate() {
+            if n == 0 && !taken.contains(&name) {
+                taken.insert(name.clone());
+                continue;
+            }
+            let mut suffix = n + 1;
+            let unique = loop {
+                let candidate = naming::fit(&format!("{name}_{suffix}"));
+                if !taken.contains(&candidate) {
+                    break candidate;
+                }
+                suffix += 1;
+            };
+            let op = chosen[k].1;
+            report.push(
+                Diagnostic::note(
+                    codes::NAME_COLLISION,
+                    format!("{} is named `{unique}`: `{name}` is taken", op.label()),
+                )
+                .at(&api.file, &op.pointer)
+                .with_help("name it in the overlay (`tools: {<name>: {operation: ...}}`)"),
+            );
+            taken.insert(unique.clone());
+            out[k] = unique;
+        }
+    }
+    out
+}
+
+fn tool(
+    api: &Api,
+    op: &Operation,
+    name: String,
+    overlay: Option<&crate::overlay::ToolOverlay>,
+    report: &mut Report,
+) -> Tool {
+    let fallback = format!("{} (`{}`)", describe::humanize(&name), op.label());
+    let description = overlay
+        .and_then(|o| o.description.as_deref())
+        .map(|d| describe::shorten(&describe::clean(d), 1024))
+        .unwrap_or_else(|| describe::description(op, &fallback));
+    let title = overlay.and_then(|o| o.title.clone()).unwrap_or_else(|| describe::title(op, &name));
+    let (args, body, rest) = arguments(api, op, report);
+    Tool {
+        title,
+        description,
+        annotations: Annotations::from_method(op.method),
+        operation: OperationRef {
+            method: op.method,
+            path: op.path.clone(),
+            operation_id: op.operation_id.clone(),
+            pointer: op.pointer.clone(),
+        },
+        args,
+        body,
+        rest,
+        output: op.success.as_ref().and_then(|r| r.schema.clone()),
+        security: op.security.clone(),
+        list_tool: None,
+        input_schema: Value::Null,
+        output_schema: None,
+        name,
+    }
+}
+
+/// Keywords on a body object that constrain it as a whole; merging its properties into the
+/// tool's top level would lose them, so such bodies stay one `body` argument.
+const WHOLE_BODY_KEYWORDS: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "$ref",
+    "patternProperties",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "propertyNames",
+    "unevaluatedProperties",
+];
+
+fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Option<BodyPlan>, Option<Value>) {
+    let mut taken = BTreeSet::new();
+    let mut args = Vec::new();
+    let unique = |wanted: &str, prefix: &str, taken: &mut BTreeSet<String>| -> String {
+        let mut name = wanted.to_owned();
+        if taken.contains(&name) {
+            name = format!("{prefix}_{wanted}");
+        }
+        let base = name.clone();
+        let mut n = 2;
+        while taken.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        taken.insert(name.clone());
+        name
+    };
+    // Path parameters in template order, then query, header and cookie in document order.
+    let order = template_names(&op.path);
+    let mut params: Vec<&crate::resolve::Parameter> = op.parameters.iter().collect();
+    params.sort_by_key(|p| {
+        let pos = order.iter().position(|n| *n == p.name && p.location == ParamLocation::Path).unwrap_or(usize::MAX);
+        (p.location, pos)
+    });
+    for p in params {
+        if p.location == ParamLocation::Path && !order.contains(&p.name) {
+            report.push(
+                Diagnostic::warning(
+                    codes::INVALID_SPEC,
+                    format!("{}: path parameter `{}` is not in the path template; ignored", op.label(), p.name),
+                )
+                .at(&api.file, &p.pointer)
+                .with_help(format!("add `{{{}}}` to the path or remove the parameter", p.name)),
+            );
+            continue;
+        }
+        let name = unique(&p.name, p.location.as_str(), &mut taken);
+        let target = match p.location {
+            ParamLocation::Path => Target::Path { name: p.name.clone(), style: p.style, explode: p.explode },
+            ParamLocation::Query => Target::Query {
+                name: p.name.clone(),
+                style: p.style,
+                explode: p.explode,
+                allow_reserved: p.allow_reserved,
+                json: p.json,
+            },
+            ParamLocation::Header => Target::Header { name: p.name.clone(), json: p.json },
+            ParamLocation::Cookie => Target::Cookie { name: p.name.clone(), json: p.json },
+        };
+        args.push(Arg { name, target, required: p.required, schema: p.schema.clone() });
+    }
+    let Some(body) = &op.body else { return (args, None, None) };
+    let plan = BodyPlan { media_type: body.media_type.clone(), encoding: body.encoding, required: body.required };
+    let shape = api.defs.follow(&body.schema);
+    let mergeable = body.encoding != BodyEncoding::Text
+        && shape.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty())
+        && shape.get("type").is_none_or(|t| t == "object")
+        && !WHOLE_BODY_KEYWORDS.iter().any(|k| shape.get(*k).is_some());
+    if !mergeable {
+        let name = unique("body", "request", &mut taken);
+        let mut schema = body.schema.clone();
+        if let (Some(d), Value::Object(map)) = (&body.description, &mut schema)
+            && !map.contains_key("description")
+        {
+            map.insert("description".to_owned(), Value::String(d.clone()));
+        }
+        args.push(Arg { name, target: Target::Body, required: body.required, schema });
+        return (args, Some(plan), None);
+    }
+    let required: BTreeSet<&str> = shape
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(props) = shape.get("properties").and_then(Value::as_object) {
+        for (prop, schema) in props {
+            // Server-assigned fields are not inputs.
+            if api.defs.follow(schema).get("readOnly") == Some(&Value::Bool(true))
+                || schema.get("readOnly") == Some(&Value::Bool(true))
+            {
+                continue;
+            }
+            let name = unique(prop, "body", &mut taken);
+            args.push(Arg {
+                name,
+                target: Target::BodyField { name: prop.clone() },
+                required: body.required && required.contains(prop.as_str()),
+                schema: schema.clone(),
+            });
+        }
+    }
+    let rest = match shape.get("additionalProperties") {
+        Some(Value::Bool(false)) | None => None,
+        Some(Value::Bool(true)) => Some(json!({})),
+        Some(schema) => Some(schema.clone()),
+    };
+    (args, Some(plan), rest)
+}
+
+/// D2: an id path parameter says which tool lists the ids, so the model does not guess them.
+fn link_ids(tools: &mut [Tool], defs: &Defs) {
+    let lists: Vec<(String, String)> = tools
+        .iter()
+        .filter(|t| {
+            t.operation.method == Method::Get && !t.operation.path.ends_with('}') && returns_collection(t, defs)
+        })
+        .map(|t| (t.operation.path.clone(), t.name.clone()))
+        .collect();
+    for t in tools.iter_mut() {
+        let path = t.operation.path.clone();
+        let Some(param) = template_names(&path).pop() else { continue };
+        let Some(cut) = path.rfind(&format!("/{{{param}}}")) else { continue };
+        let collection = &path[..cut];
+        // The collection itself, else a search/find endpoint under it.
+        let exact = lists.iter().find(|(p, _)| p == collection);
+        let under = || {
+            let mut c: Vec<&(String, String)> = lists
+                .iter()
+                .filter(|(p, _)| {
+                    p.starts_with(&format!("{collection}/"))
+                        && !p[collection.len() + 1..].contains('/')
+                        && !p.contains('{')
+                })
+                .collect();
+            c.sort_by(|a, b| a.1.cmp(&b.1));
+            c.first().copied()
+        };
+        let Some((_, list_name)) = exact.or_else(under) else { continue };
+        if *list_name == t.name {
+            continue;
+        }
+        t.list_tool = Some(list_name.clone());
+        let hint = format!("Use an id returned by {list_name}; do not guess ids.");
+        if let Some(arg) = t.args.iter_mut().find(|a| matches!(&a.target, Target::Path { name, .. } if *name == param))
+            && let Value::Object(map) = &mut arg.schema
+        {
+            let text = match map.get("description").and_then(Value::as_str).filter(|d| !d.trim().is_empty()) {
+                Some(d) => format!("{} {hint}", describe::sentence(d)),
+                None => hint,
+            };
+            map.insert("description".to_owned(), Value::String(text));
+        }
+    }
+}
+
+/// Whether a tool's success response is a list of items (an array, or an object holding one).
+fn returns_collection(t: &Tool, defs: &Defs) -> bool {
+    let Some(out) = &t.output else { return false };
+    let shape = defs.follow(out);
+    if shape.get("type") == Some(&json!("array")) || shape.get("items").is_some() {
+        return true;
+    }
+    shape.get("properties").and_then(Value::as_object).is_some_and(|props| {
+        props.values().any(|p| {
+            let p = defs.follow(p);
+            p.get("type") == Some(&json!("array")) || p.get("items").is_some()
+        })
+    })
+}
+
+fn schemes(api: &Api, prefix: &str, used: &BTreeSet<&str>, report: &mut Report) -> Vec<Scheme> {
+    let mut out = Vec::new();
+    let mut env_taken = BTreeSet::new();
+    for name in used {
+        let Some(s) = api.schemes.get(*name) else {
+            report.push(
+                Diagnostic::warning(
+                    codes::INVALID_SPEC,
+                    format!("security requirement names `{name}`, which is not in components/securitySchemes"),
+                )
+                .at(&api.file, "/components/securitySchemes")
+                .with_help(format!("define `{name}` under components/securitySchemes")),
+            );
+            continue;
+        };
+        // `petstore_auth` under prefix PETSTORE is PETSTORE_AUTH, not PETSTORE_PETSTORE_AUTH.
+        let shouty = name.to_shouty_snake_case();
+        let base = if shouty.starts_with(&format!("{prefix}_")) { shouty } else { format!("{prefix}_{shouty}") };
+        let with = |suffix: &str| if base.ends_with(suffix) { base.clone() } else { format!("{base}{suffix}") };
+        let mut env = match &s.kind {
+            SchemeKind::ApiKey { .. } => {
+                vec![if base.ends_with("_KEY") || base.ends_with("_TOKEN") { base.clone() } else { with("_KEY") }]
+            }
+            SchemeKind::Bearer | SchemeKind::OAuth2 | SchemeKind::OpenIdConnect => vec![with("_TOKEN")],
+            SchemeKind::Basic => vec![format!("{base}_USERNAME"), format!("{base}_PASSWORD")],
+        };
+        for e in &mut env {
+            while !env_taken.insert(e.clone()) {
+                e.push_str("_2");
+            }
+        }
+        out.push(Scheme { name: (*name).to_owned(), kind: s.kind.clone(), env });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_names_from_titles() {
+        assert_eq!(name_from_title("Swagger Petstore - OpenAPI 3.0"), "petstore");
+        assert_eq!(name_from_title("GitHub v3 REST API"), "github");
+        assert_eq!(name_from_title("API"), "api");
+    }
+
+    #[test]
+    fn annotations_follow_http_semantics() {
+        let get = Annotations::from_method(Method::Get);
+        assert!(get.read_only && !get.destructive && get.idempotent);
+        let post = Annotations::from_method(Method::Post);
+        assert!(!post.read_only && !post.destructive && !post.idempotent);
+        let put = Annotations::from_method(Method::Put);
+        assert!(put.idempotent && put.destructive);
+        let delete = Annotations::from_method(Method::Delete);
+        assert!(delete.destructive && delete.idempotent);
+    }
+}

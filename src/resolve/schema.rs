@@ -1,0 +1,459 @@
+//! Schema normalisation to JSON Schema 2020-12 and the table of named shapes (`$defs`).
+//!
+//! Every `$ref` to a schema becomes `#/$defs/<name>`, where the name comes from the component
+//! (`#/components/schemas/Pet` → `Pet`); the target is normalised once, later, from a queue, so
+//! recursive schemas stay finite. OpenAPI 3.0 dialect (`nullable`, boolean exclusive bounds,
+//! `example`) is translated; annotations that only OpenAPI understands are dropped. Keywords are
+//! kept as JSON values so that no constraint is lost.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use serde_json::{Map, Value, json};
+
+use crate::diag::{Diagnostic, Report, codes, join_pointer};
+use crate::load::SpecVersion;
+
+/// Keywords whose value is one subschema.
+const SINGLE: &[&str] = &[
+    "additionalProperties",
+    "items",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentSchema",
+];
+/// Keywords whose value is a map of subschemas.
+const MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+/// Keywords whose value is a list of subschemas.
+const LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// OpenAPI-only keywords with no meaning to a JSON Schema consumer.
+const DROPPED: &[&str] = &["xml", "externalDocs", "nullable", "example"];
+/// Annotation keywords that belong on the outside when a schema is wrapped in `anyOf`.
+const ANNOTATIONS: &[&str] = &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"];
+
+/// The named shapes of one API, normalised.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Defs {
+    pub schemas: BTreeMap<String, Value>,
+}
+
+impl Defs {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.schemas.get(name)
+    }
+
+    /// Follows `{"$ref": "#/$defs/X"}` chains to the shape they name.
+    pub fn follow<'a>(&'a self, mut schema: &'a Value) -> &'a Value {
+        for _ in 0..32 {
+            match def_name(schema).and_then(|n| self.schemas.get(n)) {
+                Some(target) => schema = target,
+                None => break,
+            }
+        }
+        schema
+    }
+}
+
+/// The def a schema is a bare reference to, if it is one.
+pub fn def_name(schema: &Value) -> Option<&str> {
+    schema.get("$ref")?.as_str()?.strip_prefix("#/$defs/")
+}
+
+pub struct SchemaTable<'d> {
+    doc: &'d Value,
+    file: &'d str,
+    version: SpecVersion,
+    /// Source pointer → def name.
+    names: BTreeMap<String, String>,
+    taken: BTreeSet<String>,
+    queue: VecDeque<(String, String)>,
+    pub defs: Defs,
+}
+
+impl<'d> SchemaTable<'d> {
+    pub fn new(doc: &'d Value, file: &'d str, version: SpecVersion) -> Self {
+        let mut table = SchemaTable {
+            doc,
+            file,
+            version,
+            names: BTreeMap::new(),
+            taken: BTreeSet::new(),
+            queue: VecDeque::new(),
+            defs: Defs::default(),
+        };
+        // Component names are claimed first, in sorted order, so a def's name never depends on
+        // which operation happened to reach it first.
+        if let Some(schemas) = doc.pointer("/components/schemas").and_then(Value::as_object) {
+            let mut keys: Vec<&String> = schemas.keys().collect();
+            keys.sort();
+            for key in keys {
+                let pointer = join_pointer("/components/schemas", key);
+                let name = table.unique(sanitize(key));
+                table.names.insert(pointer, name);
+            }
+        }
+        table
+    }
+
+    fn unique(&mut self, base: String) -> String {
+        let base = if base.is_empty() { "Schema".to_owned() } else { base };
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.taken.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
+    /// The def name for a schema at `pointer`, registering it (and queueing its normalisation)
+    /// on first use.
+    fn def_for(&mut self, pointer: &str) -> String {
+        if let Some(name) = self.names.get(pointer) {
+            let name = name.clone();
+            if !self.defs.schemas.contains_key(&name) {
+                // A placeholder until the queue normalises it.
+                self.defs.schemas.insert(name.clone(), Value::Bool(true));
+                self.queue.push_back((pointer.to_owned(), name.clone()));
+            }
+            return name;
+        }
+        let name = self.unique(name_from_pointer(pointer));
+        self.names.insert(pointer.to_owned(), name.clone());
+        self.defs.schemas.insert(name.clone(), Value::Bool(true));
+        self.queue.push_back((pointer.to_owned(), name.clone()));
+        name
+    }
+
+    /// Normalises every def reached so far (and those they reach).
+    pub fn finish(&mut self, report: &mut Report) {
+        while let Some((pointer, name)) = self.queue.pop_front() {
+            let doc = self.doc;
+            let normalised = match doc.pointer(&pointer) {
+                Some(source) => self.normalize(source, &pointer, report),
+                None => Value::Bool(true),
+            };
+            self.defs.schemas.insert(name, normalised);
+        }
+    }
+
+    /// Translates a schema at `at` (a pointer into the document) to 2020-12.
+    pub fn normalize(&mut self, schema: &Value, at: &str, report: &mut Report) -> Value {
+        self.walk(schema, at, report, 0)
+    }
+
+    fn walk(&mut self, schema: &Value, at: &str, report: &mut Report, depth: usize) -> Value {
+        if depth > 200 {
+            report.push(
+                Diagnostic::error(codes::INVALID_SPEC, "schema nested deeper than 200 levels")
+                    .at(self.file, at)
+                    .with_help("flatten the schema with named components and `$ref`"),
+            );
+            return Value::Bool(true);
+        }
+        let obj = match schema {
+            Value::Object(o) => o,
+            Value::Bool(_) => return schema.clone(),
+            _ => {
+                report.push(
+                    Diagnostic::error(codes::INVALID_SPEC, "a schema must be an object")
+                        .at(self.file, at)
+                        .with_help("replace this value with a JSON Schema object"),
+                );
+                return Value::Bool(true);
+            }
+        };
+        let mut out = Map::new();
+        if let Some(reference) = obj.get("$ref") {
+            let target = self.reference(reference, at, report);
+            out.insert("$ref".to_owned(), Value::String(target));
+            if self.version == SpecVersion::OpenApi30 {
+                // 3.0 ignores `$ref` siblings; keep only the annotations, which help the model
+                // and change no validation.
+                for key in ["description", "title"] {
+                    if let Some(v) = obj.get(key) {
+                        out.insert(key.to_owned(), v.clone());
+                    }
+                }
+                return Value::Object(out);
+            }
+        }
+        for (key, value) in obj {
+            let key = key.as_str();
+            if key == "$ref" || DROPPED.contains(&key) || key.starts_with("x-") {
+                continue;
+            }
+            let here = join_pointer(at, key);
+            let converted = if SINGLE.contains(&key) {
+                if key == "items" && value.is_array() {
+                    // Draft-04 tuple form.
+                    self.list(value, &here, report, depth)
+                } else {
+                    self.walk(value, &here, report, depth + 1)
+                }
+            } else if MAPS.contains(&key) {
+                match value.as_object() {
+                    Some(map) => Value::Object(
+                        map.iter()
+                            .map(|(k, v)| (k.clone(), self.walk(v, &join_pointer(&here, k), report, depth + 1)))
+                            .collect(),
+                    ),
+                    None => value.clone(),
+                }
+            } else if LISTS.contains(&key) {
+                self.list(value, &here, report, depth)
+            } else if key == "exclusiveMinimum" || key == "exclusiveMaximum" {
+                match value {
+                    // OpenAPI 3.0 / draft-04: a flag on minimum/maximum.
+                    Value::Bool(true) => {
+                        let bound = if key == "exclusiveMinimum" { "minimum" } else { "maximum" };
+                        match obj.get(bound) {
+                            Some(b) => b.clone(),
+                            None => continue,
+                        }
+                    }
+                    Value::Bool(false) => continue,
+                    other => other.clone(),
+                }
+            } else if key == "discriminator" {
+                // Only the property name means something outside OpenAPI; the mapping's targets
+                // are already listed in oneOf/anyOf.
+                match value.get("propertyName") {
+                    Some(p) => json!({ "propertyName": p }),
+                    None => continue,
+                }
+            } else {
+                value.clone()
+            };
+            out.insert(key.to_owned(), converted);
+        }
+        // Boolean exclusive bounds replaced minimum/maximum.
+        for (flag, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+            if obj.get(flag) == Some(&Value::Bool(true)) {
+                out.shift_remove(bound);
+            }
+        }
+        if let Some(example) = obj.get("example")
+            && !out.contains_key("examples")
+        {
+            out.insert("examples".to_owned(), Value::Array(vec![example.clone()]));
+        }
+        if obj.get("nullable") == Some(&Value::Bool(true)) {
+            return nullable(out);
+        }
+        Value::Object(out)
+    }
+
+    fn list(&mut self, value: &Value, at: &str, report: &mut Report, depth: usize) -> Value {
+        match value.as_array() {
+            Some(items) => Value::Array(
+                items.iter().enumerate().map(|(i, v)| self.walk(v, &format!("{at}/{i}"), report, depth + 1)).collect(),
+            ),
+            None => value.clone(),
+        }
+    }
+
+    /// Rewrites a `$ref` value to `#/$defs/<name>`, reporting references that cannot resolve.
+    fn reference(&mut self, reference: &Value, at: &str, report: &mut Report) -> String {
+        let here = join_pointer(at, "$ref");
+        let Some(text) = reference.as_str() else {
+            report.push(
+                Diagnostic::error(codes::INVALID_SPEC, "`$ref` must be a string")
+                    .at(self.file, here)
+                    .with_help("write the reference as a string such as \"#/components/schemas/Pet\""),
+            );
+            return "#/$defs/invalid".to_owned();
+        };
+        match local_pointer(text) {
+            Ok(pointer) => {
+                if self.doc.pointer(&pointer).is_none() {
+                    report.push(
+                        Diagnostic::error(codes::UNKNOWN_REF, format!("`$ref: {text}` does not resolve"))
+                            .at(self.file, here)
+                            .with_help(format!("define `{pointer}` in this document or correct the reference")),
+                    );
+                    return "#/$defs/unresolved".to_owned();
+                }
+                // Sanitised names hold neither `~` nor `/`, so they need no pointer escaping.
+                format!("#/$defs/{}", self.def_for(&pointer))
+            }
+            Err(diag) => {
+                report.push((*diag).at(self.file, here));
+                "#/$defs/unresolved".to_owned()
+            }
+        }
+    }
+}
+
+/// Wraps or extends a schema so that `null` is also accepted (OpenAPI 3.0 `nullable: true`).
+fn nullable(mut out: Map<String, Value>) -> Value {
+    let mut done = false;
+    match out.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = t.clone();
+            if t != "null" {
+                out.insert("type".to_owned(), json!([t, "null"]));
+            }
+            done = true;
+        }
+        Some(Value::Array(types)) => {
+            if !types.iter().any(|t| t == "null") {
+                types.push(json!("null"));
+            }
+            done = true;
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = out.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+    if done {
+        return Value::Object(out);
+    }
+    // No `type` to extend (a `$ref` or a composition): `anyOf` with null, annotations outside.
+    let mut wrapper = Map::new();
+    for key in ANNOTATIONS {
+        if let Some(v) = out.shift_remove(*key) {
+            wrapper.insert((*key).to_owned(), v);
+        }
+    }
+    wrapper.insert("anyOf".to_owned(), json!([Value::Object(out), {"type": "null"}]));
+    Value::Object(wrapper)
+}
+
+/// The JSON Pointer a local reference names, or a diagnostic for references that are not local.
+pub fn local_pointer(reference: &str) -> Result<String, Box<Diagnostic>> {
+    if let Some(fragment) = reference.strip_prefix('#') {
+        let decoded = percent_encoding::percent_decode_str(fragment).decode_utf8_lossy().into_owned();
+        return Ok(decoded);
+    }
+    if reference.contains("://") {
+        return Err(Box::new(
+            Diagnostic::error(
+                codes::EXTERNAL_REF,
+                format!("`$ref: {reference}` points to the network, which is never fetched"),
+            )
+            .with_help("download the referenced document and refer to it locally"),
+        ));
+    }
+    Err(Box::new(
+        Diagnostic::error(codes::EXTERNAL_REF, format!("`$ref: {reference}` points to another file"))
+            .with_help("multi-file specs are not read yet: bundle the document first (e.g. `npx @redocly/cli bundle`)"),
+    ))
+}
+
+/// Characters safe in a `$defs` key and readable in a `$ref`.
+pub fn sanitize(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_owned()
+}
+
+/// A readable name for a schema found at an arbitrary pointer.
+fn name_from_pointer(pointer: &str) -> String {
+    const NOISE: &[&str] = &[
+        "components",
+        "schemas",
+        "properties",
+        "items",
+        "content",
+        "schema",
+        "responses",
+        "requestBodies",
+        "parameters",
+        "paths",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "additionalProperties",
+    ];
+    let tokens: Vec<String> = pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .filter(|t| !NOISE.contains(&t.as_str()) && !t.contains('/') && t.parse::<usize>().is_err())
+        .collect();
+    let tail: Vec<&str> = tokens.iter().rev().take(2).rev().map(String::as_str).collect();
+    sanitize(&tail.join("_"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normalize(doc: Value, schema: Value) -> (Value, Defs, Report) {
+        let mut report = Report::new();
+        let mut table = SchemaTable::new(&doc, "t.yaml", SpecVersion::OpenApi30);
+        let out = table.normalize(&schema, "/x", &mut report);
+        table.finish(&mut report);
+        (out, table.defs, report)
+    }
+
+    #[test]
+    fn openapi30_dialect_is_translated() {
+        let (out, _, report) = normalize(
+            json!({}),
+            json!({"type": "integer", "minimum": 1, "exclusiveMinimum": true, "nullable": true, "example": 5, "x-foo": 1}),
+        );
+        assert!(report.is_empty());
+        assert_eq!(out, json!({"type": ["integer", "null"], "exclusiveMinimum": 1, "examples": [5]}));
+    }
+
+    #[test]
+    fn nullable_ref_is_wrapped() {
+        let doc = json!({"components": {"schemas": {"Pet": {"type": "object"}}}});
+        let (out, defs, _) = normalize(
+            doc,
+            json!({"allOf": [{"$ref": "#/components/schemas/Pet"}], "nullable": true, "description": "d"}),
+        );
+        assert_eq!(out, json!({"description": "d", "anyOf": [{"allOf": [{"$ref": "#/$defs/Pet"}]}, {"type": "null"}]}));
+        assert_eq!(defs.get("Pet"), Some(&json!({"type": "object"})));
+    }
+
+    #[test]
+    fn recursive_refs_stay_finite() {
+        let doc = json!({"components": {"schemas": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}}}}}});
+        let (out, defs, report) = normalize(doc, json!({"$ref": "#/components/schemas/Node"}));
+        assert!(report.is_empty());
+        assert_eq!(out, json!({"$ref": "#/$defs/Node"}));
+        assert_eq!(
+            defs.get("Node"),
+            Some(&json!({"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}))
+        );
+    }
+
+    #[test]
+    fn unknown_and_external_refs_are_diagnosed() {
+        let (_, _, report) = normalize(
+            json!({}),
+            json!({"properties": {"a": {"$ref": "#/components/schemas/Nope"}, "b": {"$ref": "https://x.example/s.json"}, "c": {"$ref": "other.yaml#/X"}}}),
+        );
+        let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, vec![codes::UNKNOWN_REF, codes::EXTERNAL_REF, codes::EXTERNAL_REF]);
+        assert_eq!(report.diagnostics[0].location.as_ref().unwrap().pointer, "/x/properties/a/$ref");
+    }
+
+    #[test]
+    fn escaped_pointers_resolve() {
+        let doc = json!({"paths": {"/a/{b}": {"get": {"x": {"type": "string"}}}}});
+        let (out, defs, report) = normalize(doc, json!({"$ref": "#/paths/~1a~1%7Bb%7D/get/x"}));
+        assert!(report.is_empty(), "{report}");
+        let name = def_name(&out).unwrap();
+        assert_eq!(defs.get(name), Some(&json!({"type": "string"})));
+    }
+}
