@@ -108,7 +108,7 @@ fn fail(message: &str) -> ExitCode {
 fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
     init_tracing(server);
     // One TLS provider for reqwest, chosen here rather than by feature unification.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    crate::init_tls();
     let mode = if m.get_flag("mock") {
         Mode::Mock
     } else {

@@ -20,6 +20,13 @@ pub use rmcp;
 
 pub use handler::{Handler, Mode};
 
+/// Installs the TLS crypto provider (ring) the runtime's HTTP clients use. Idempotent; call it
+/// before building a reqwest client in a process that links the runtime (generated servers do it
+/// at start).
+pub fn init_tls() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// The generated binary's `main`: parses the command line and serves.
 pub fn main(server: &'static decl::ServerDecl) -> std::process::ExitCode {
     cli::main(server)

@@ -1,0 +1,139 @@
+//! Shared pieces of the end-to-end tests: building a generated server, starting it as a real
+//! process, and the Python SDK's virtual environment.
+
+#![allow(dead_code)]
+
+pub mod petstore;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Builds a workspace package's binary (once per test process) and returns its path.
+pub fn binary(package: &str) -> PathBuf {
+    static BUILT: OnceLock<Mutex<Vec<(String, PathBuf)>>> = OnceLock::new();
+    let built = BUILT.get_or_init(Mutex::default);
+    let mut built = built.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = built.iter().find(|(n, _)| n == package) {
+        return p.clone();
+    }
+    let path = cargo_build(&["-p", package], &repo());
+    built.push((package.to_owned(), path.clone()));
+    path
+}
+
+/// Runs `cargo build` with `args` in `dir` and returns the executable it produced.
+pub fn cargo_build(args: &[&str], dir: &Path) -> PathBuf {
+    cargo_build_env(args, dir, &[])
+}
+
+pub fn cargo_build_env(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut cmd = Command::new(cargo);
+    cmd.arg("build").args(args).arg("--message-format=json-render-diagnostics").current_dir(dir);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.stderr(Stdio::inherit()).output().expect("cargo runs");
+    assert!(out.status.success(), "cargo build {args:?} failed in {}", dir.display());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|m| m.get("executable").and_then(|e| e.as_str()).map(PathBuf::from))
+        .next_back()
+        .expect("cargo build produced an executable")
+}
+
+/// A generated server running as a child process; killed on drop.
+pub struct Server {
+    pub child: Child,
+    pub url: String,
+    pub log: std::sync::Arc<Mutex<String>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `serve --http 127.0.0.1:0 <extra>` and waits for the line announcing the endpoint.
+pub fn serve_http(binary: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let mut cmd = Command::new(binary);
+    cmd.args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("server starts");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let log = std::sync::Arc::new(Mutex::new(String::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(start) = line.find("http://")
+                && let Some(tx) = tx.take()
+            {
+                let url = line[start..].split_whitespace().next().unwrap_or("").to_owned();
+                let _ = tx.send(url);
+            }
+            sink.lock().unwrap().push_str(&format!("{line}\n"));
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("server did not announce its address; log:\n{}", log.lock().unwrap()));
+    Server { child, url, log }
+}
+
+/// The Python virtual environment with the official MCP SDK (`tests/python/requirements.txt`),
+/// created on first use under `target/` so that `cargo test` needs nothing installed beforehand.
+pub fn python() -> PathBuf {
+    static PY: OnceLock<PathBuf> = OnceLock::new();
+    PY.get_or_init(|| {
+        let venv = repo().join("target").join("py-venv");
+        let py = venv.join("bin").join("python");
+        let requirements = repo().join("tests/python/requirements.txt");
+        let stamp = venv.join("requirements.stamp");
+        let wanted = std::fs::read_to_string(&requirements).expect("requirements file");
+        if std::fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
+            let python3 = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+            let ok = Command::new(&python3).args(["-m", "venv"]).arg(&venv).status().is_ok_and(|s| s.success());
+            assert!(ok, "`{python3} -m venv` failed: the Python tests need Python 3.10+ with venv");
+            let ok = Command::new(&py)
+                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
+                .arg(&requirements)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "pip install -r tests/python/requirements.txt failed (needs access to PyPI)");
+            std::fs::write(&stamp, &wanted).expect("stamp written");
+        }
+        py
+    })
+    .clone()
+}
+
+/// Polls `f` until it returns true or `timeout` passes.
+pub fn eventually(timeout: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < timeout {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
