@@ -2,25 +2,19 @@
 
 use super::{Context, Rule};
 use crate::diag::Diagnostic;
-use crate::resolve::schema::def_name;
+use crate::resolve::schema::{def_name, for_each_subschema};
 
 pub struct InputSchema;
 
 pub const CODE: &str = "I2-input-schema";
 
 fn unresolved<'a>(v: &'a serde_json::Value, root: &serde_json::Value, out: &mut Vec<&'a str>) {
-    match v {
-        serde_json::Value::Object(map) => {
-            if let Some(r) = map.get("$ref").and_then(|r| r.as_str())
-                && def_name(v).is_none_or(|n| root.pointer(&format!("/$defs/{n}")).is_none())
-            {
-                out.push(r);
-            }
-            map.values().for_each(|c| unresolved(c, root, out));
-        }
-        serde_json::Value::Array(items) => items.iter().for_each(|c| unresolved(c, root, out)),
-        _ => {}
+    if let Some(r) = v.get("$ref").and_then(|r| r.as_str())
+        && def_name(v).is_none_or(|n| root.pointer(&format!("/$defs/{n}")).is_none())
+    {
+        out.push(r);
     }
+    for_each_subschema(v, &mut |child| unresolved(child, root, out));
 }
 
 impl Rule for InputSchema {

@@ -55,8 +55,7 @@ pub fn clean(text: &str) -> String {
             c => out.push(c),
         }
     }
-    let collapsed = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    decode_entities(&collapsed)
+    decode_entities(&out).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Emphasis and heading marks, not underscores inside identifiers like `pet_id`.
@@ -160,6 +159,7 @@ mod tests {
             "Find a pet by id. Notes Use `pet_id`."
         );
         assert_eq!(clean("a &amp; b"), "a & b");
+        assert_eq!(clean("&nbsp; <i class=\"fa\"></i>"), "");
     }
 
     #[test]

@@ -28,8 +28,9 @@ const SINGLE: &[&str] = &[
     "unevaluatedItems",
     "contentSchema",
 ];
-/// Keywords whose value is a map of subschemas.
-const MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+/// Keywords whose value is a map of subschemas (draft-04 `dependencies` mixes in arrays of names,
+/// which are kept as they are).
+const MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas", "$defs", "definitions", "dependencies"];
 /// Keywords whose value is a list of subschemas.
 const LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 /// OpenAPI-only keywords with no meaning to a JSON Schema consumer.
@@ -57,6 +58,39 @@ impl Defs {
             }
         }
         schema
+    }
+}
+
+/// Calls `f` on every direct subschema of `schema`, never on data such as `examples`, `enum` or
+/// `default` (which may hold anything, even a `$ref` key).
+pub fn for_each_subschema<'a>(schema: &'a Value, f: &mut dyn FnMut(&'a Value)) {
+    let Value::Object(map) = schema else { return };
+    for (key, value) in map {
+        let key = key.as_str();
+        match value {
+            Value::Array(items) if LISTS.contains(&key) || key == "items" => items.iter().for_each(&mut *f),
+            Value::Object(entries) if MAPS.contains(&key) => {
+                entries.values().filter(|s| s.is_object() || s.is_boolean()).for_each(&mut *f);
+            }
+            _ if SINGLE.contains(&key) => f(value),
+            _ => {}
+        }
+    }
+}
+
+/// [`for_each_subschema`], mutably.
+pub fn for_each_subschema_mut(schema: &mut Value, f: &mut dyn FnMut(&mut Value)) {
+    let Value::Object(map) = schema else { return };
+    for (key, value) in map.iter_mut() {
+        let key = key.as_str();
+        match value {
+            Value::Array(items) if LISTS.contains(&key) || key == "items" => items.iter_mut().for_each(&mut *f),
+            Value::Object(entries) if MAPS.contains(&key) => {
+                entries.values_mut().filter(|s| s.is_object() || s.is_boolean()).for_each(&mut *f);
+            }
+            _ if SINGLE.contains(&key) => f(value),
+            _ => {}
+        }
     }
 }
 
@@ -202,7 +236,14 @@ impl<'d> SchemaTable<'d> {
                 match value.as_object() {
                     Some(map) => Value::Object(
                         map.iter()
-                            .map(|(k, v)| (k.clone(), self.walk(v, &join_pointer(&here, k), report, depth + 1)))
+                            .map(|(k, v)| {
+                                let v = if v.is_object() || v.is_boolean() {
+                                    self.walk(v, &join_pointer(&here, k), report, depth + 1)
+                                } else {
+                                    v.clone()
+                                };
+                                (k.clone(), v)
+                            })
                             .collect(),
                     ),
                     None => value.clone(),
