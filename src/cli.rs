@@ -132,7 +132,8 @@ pub fn run(cli: Cli) -> ExitCode {
             let runtime = default_runtime(&out);
             let settings = Settings { name: args.name.clone(), runtime, catalog_only: false };
             let Some(output) = compile(&args, &settings) else { return ExitCode::from(2) };
-            report_drift(&[(out.display().to_string(), check_dir(&out, &output.files))])
+            let label = out.display().to_string();
+            report_drift(&[(label.clone(), drift(&out, &output.files, &label))])
         }
         Command::Check { root, .. } => check_repo(root),
         Command::Bless { root } => bless(root),
@@ -159,9 +160,8 @@ fn print_report(report: &Report) {
     }
 }
 
-fn check_dir(dir: &Path, files: &crate::Files) -> Result<Vec<Drift>, String> {
-    crate::write::diff(dir, files, &dir.display().to_string())
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))
+fn drift(dir: &Path, files: &crate::Files, label: &str) -> Result<Vec<Drift>, String> {
+    crate::write::diff(dir, files, label).map_err(|e| format!("cannot read {}: {e}", dir.display()))
 }
 
 fn report_drift(results: &[(String, Result<Vec<Drift>, String>)]) -> ExitCode {
@@ -298,10 +298,7 @@ fn check_repo(root: Option<PathBuf>) -> ExitCode {
             Ok(output) => {
                 print_report(&output.diagnostics);
                 let label = format!("generated/{}", spec.name);
-                results.push((
-                    label.clone(),
-                    crate::write::diff(&spec.generated, &output.files, &label).map_err(|e| format!("{label}: {e}")),
-                ));
+                results.push((label.clone(), drift(&spec.generated, &output.files, &label)));
             }
             Err(report) => {
                 print_report(&report);

@@ -52,7 +52,7 @@ pub struct ToolOverlay {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Intents {
     pub server: ServerOverlay,
-    /// Operation index → reason ("excluded by overlay").
+    /// Indexes of the operations the overlay excludes.
     pub excluded: BTreeSet<usize>,
     /// Operation index → (tool name, overlay entry).
     pub tools: BTreeMap<usize, (String, ToolOverlay)>,

@@ -125,15 +125,15 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
             Err(e) => return fail(&e),
         }
     };
-    let handler = match Handler::new(server, mode.clone()) {
-        Ok(h) => h,
-        Err(e) => return fail(&e.to_string()),
-    };
     let target = match &mode {
         Mode::Mock => "mock answers".to_owned(),
         Mode::Upstream(u) => {
             format!("upstream {} ({} credential(s) configured)", u.base(), u.credentials().configured())
         }
+    };
+    let handler = match Handler::new(server, mode) {
+        Ok(h) => h,
+        Err(e) => return fail(&e.to_string()),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,

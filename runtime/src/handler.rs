@@ -43,6 +43,9 @@ struct Entry {
 
 pub struct State {
     server: &'static ServerDecl,
+    /// This server's identity, and the same as result `_meta` for 2026-07-28 clients.
+    implementation: Implementation,
+    meta: MetaObject,
     entries: Vec<Entry>,
     index: BTreeMap<&'static str, usize>,
     tools: Vec<Tool>,
@@ -97,27 +100,20 @@ impl Handler {
                 validator: OnceLock::new(),
             });
         }
-        Ok(Handler(Arc::new(State { server, tools: catalog.tools, entries, index, mode })))
+        let implementation = Implementation::new(server.crate_name, server.version).with_title(server.title);
+        let mut meta = MetaObject::default();
+        if let Ok(info) = serde_json::to_value(&implementation) {
+            meta.insert("io.modelcontextprotocol/serverInfo".to_owned(), info);
+        }
+        Ok(Handler(Arc::new(State { server, implementation, meta, tools: catalog.tools, entries, index, mode })))
     }
 
     pub fn tools(&self) -> &[Tool] {
         &self.0.tools
     }
 
-    fn implementation(&self) -> Implementation {
-        Implementation::new(self.0.server.crate_name, self.0.server.version).with_title(self.0.server.title)
-    }
-
-    fn server_meta(&self) -> MetaObject {
-        let mut meta = MetaObject::default();
-        if let Ok(info) = serde_json::to_value(self.implementation()) {
-            meta.insert("io.modelcontextprotocol/serverInfo".to_owned(), info);
-        }
-        meta
-    }
-
     /// Validates and executes one call; every failure is a tool error result.
-    pub async fn execute(&self, entry_index: usize, arguments: Option<Map<String, Value>>) -> CallToolResult {
+    async fn execute(&self, entry_index: usize, arguments: Option<Map<String, Value>>) -> CallToolResult {
         let entry = &self.0.entries[entry_index];
         let mut args = arguments.unwrap_or_default();
         validate::drop_null_optionals(&entry.input, &mut args);
@@ -156,7 +152,7 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(self.implementation());
+            .with_server_info(self.0.implementation.clone());
         if let Some(instructions) = self.0.server.instructions {
             config = config.with_instructions(instructions);
         }
@@ -186,7 +182,7 @@ impl ServerHandler for Handler {
         let mut result = ListToolsResult::with_all_items(self.0.tools.clone());
         if is_modern(&context) {
             result = result.with_ttl_ms(CATALOG_TTL_MS).with_cache_scope(CacheScope::Public);
-            result.meta = Some(self.server_meta());
+            result.meta = Some(self.0.meta.clone());
         }
         Ok(result)
     }
@@ -204,7 +200,7 @@ impl ServerHandler for Handler {
         let failed = result.is_error == Some(true);
         tracing::info!(tool = %request.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");
         if is_modern(&context) {
-            result.meta = Some(self.server_meta());
+            result.meta = Some(self.0.meta.clone());
         }
         Ok(result.into())
     }

@@ -59,13 +59,8 @@ impl Upstream {
         &self.credentials
     }
 
-    /// Builds the request for a validated call.
-    pub fn request(&self, tool: &ToolDecl, args: &Map<String, Value>) -> Result<Request, ToolError> {
-        build(tool, args, &self.base, self.credentials.choose(tool.security).unwrap_or_default())
-    }
-
     pub async fn call(&self, tool: &ToolDecl, args: &Map<String, Value>) -> Result<CallToolResult, ToolError> {
-        let req = self.request(tool, args)?;
+        let req = build(tool, args, &self.base, self.credentials.choose(tool.security).unwrap_or_default())?;
         let label = format!("{} {}", tool.method.as_str(), tool.path);
         let method =
             reqwest::Method::from_bytes(req.method.as_bytes()).map_err(|e| ToolError::internal(e.to_string()))?;

@@ -70,10 +70,6 @@ impl Sources {
         self.files.insert(file.name.clone(), file);
     }
 
-    pub fn get(&self, name: &str) -> Option<&SourceFile> {
-        self.files.get(name)
-    }
-
     /// Fills in line and column for every diagnostic that has a pointer, one pass per file.
     pub fn locate(&self, report: &mut Report) {
         let mut wanted: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();

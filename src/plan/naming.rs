@@ -67,7 +67,8 @@ pub fn fnv1a(bytes: &[u8]) -> u32 {
     h
 }
 
-fn is_version(segment: &str) -> bool {
+/// Version segments (`v2`, `v1.1`) and `api` say nothing about the resource.
+fn is_noise(segment: &str) -> bool {
     let s = segment.to_ascii_lowercase();
     let digits = s.strip_prefix('v').unwrap_or("");
     (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit() || c == '.')) || s == "api"
@@ -102,7 +103,7 @@ fn from_route(method: Method, path: &str) -> String {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let mut statics: Vec<(String, bool)> = Vec::new();
     for (i, seg) in segments.iter().enumerate() {
-        if seg.starts_with('{') || is_version(seg) {
+        if seg.starts_with('{') || is_noise(seg) {
             continue;
         }
         let followed_by_param = segments.get(i + 1).is_some_and(|n| n.starts_with('{'));
