@@ -20,7 +20,7 @@ pub struct Cli {
 
 #[derive(Debug, clap::Args)]
 pub struct SpecArgs {
-    /// The API description: OpenAPI 3.0 or 3.1, YAML or JSON.
+    /// The API description: OpenAPI 3.0 or 3.1 or Swagger 2.0, YAML or JSON.
     #[arg(long, value_name = "FILE")]
     pub spec: PathBuf,
     /// Tool intents: names, descriptions, exclusions (overlay format v1).
@@ -49,6 +49,15 @@ pub enum Command {
     Catalog {
         #[command(flatten)]
         spec: SpecArgs,
+    },
+    /// Check that every validation constraint of the source document reaches the emitted tool
+    /// schemas (exit 1 when one does not). Used by the corpus sweep (`scripts/corpus-sweep.py`).
+    Fidelity {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Print the result as JSON (counts, left-out operations, losses).
+        #[arg(long)]
+        json: bool,
     },
     /// Exit 1 and show a diff when generated code is stale. With no arguments: every
     /// `specs/<name>/` against `generated/<name>/` in the repository.
@@ -122,10 +131,48 @@ pub fn run(cli: Cli) -> ExitCode {
             let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
             let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
             let mut stdout = std::io::stdout().lock();
-            if stdout.write_all(output.tools_json().as_bytes()).and_then(|()| stdout.flush()).is_err() {
+            let written = stdout.write_all(output.tools_json().as_bytes()).and_then(|()| stdout.flush());
+            // The process ends here: freeing millions of JSON nodes one by one would only
+            // delay the exit (seconds on the largest documents).
+            std::mem::forget(output);
+            if written.is_err() {
                 return ExitCode::from(2);
             }
             ExitCode::SUCCESS
+        }
+        Command::Fidelity { spec, json } => {
+            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let input = Input::files(&spec.spec, spec.overlay.clone());
+            let result = match crate::fidelity::check_input(&input, &settings) {
+                Ok(r) => r,
+                Err(report) => {
+                    print_report(&report);
+                    return ExitCode::from(2);
+                }
+            };
+            if json {
+                println!("{}", result.to_json());
+            } else {
+                println!(
+                    "{} operation(s), {} left out; {} of {} constraint(s) preserved ({} not applicable)",
+                    result.operations,
+                    result.left_out.len(),
+                    result.preserved,
+                    result.constraints,
+                    result.not_applicable
+                );
+                for (op, why) in &result.left_out {
+                    println!("  left out: {op}: {why}");
+                }
+                println!("{} schema(s) checked against the 2020-12 meta-schema", result.schemas);
+                for (tool, e) in &result.invalid_schemas {
+                    println!("  INVALID {tool}: {e}");
+                }
+                for l in &result.losses {
+                    println!("  LOST {} at {} ({}): {}", l.keyword, l.at, l.tool, l.detail);
+                }
+            }
+            if result.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
         Command::Check { spec: Some(spec), overlay, name, out: Some(out), .. } => {
             let args = SpecArgs { spec, overlay, name };

@@ -13,6 +13,7 @@ pub mod codes {
     pub const UNSUPPORTED_VERSION: &str = "unsupported-version";
     pub const INVALID_SPEC: &str = "invalid-spec";
     pub const UNKNOWN_REF: &str = "unknown-ref";
+    pub const INVALID_SCHEMA: &str = "invalid-schema";
     pub const EXTERNAL_REF: &str = "external-ref";
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported-media-type";
     pub const DUPLICATE_KEY: &str = "duplicate-key";
@@ -21,6 +22,7 @@ pub mod codes {
     pub const OVERLAY_UNKNOWN_TARGET: &str = "overlay-unknown-target";
     pub const NAME_COLLISION: &str = "name-collision";
     pub const EMPTY_CATALOG: &str = "empty-catalog";
+    pub const OUTPUT_TRIMMED: &str = "output-schema-trimmed";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -11,6 +11,7 @@ pub mod build_support;
 pub mod cli;
 pub mod diag;
 pub mod emit;
+pub mod fidelity;
 pub mod lint;
 pub mod load;
 pub mod overlay;
@@ -20,7 +21,7 @@ pub mod schema;
 pub mod settings;
 pub mod write;
 
-pub use diag::{Diagnostic, Report, Severity};
+pub use diag::{Diagnostic, Report, Severity, codes};
 pub use emit::Files;
 pub use load::SourceInput;
 pub use plan::Catalog;
@@ -58,6 +59,17 @@ impl Output {
 /// Runs the whole pipeline. Each stage reports every problem it finds; a stage with errors stops
 /// the pipeline so that later stages never cascade on broken input.
 pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
+    // `MCPGEN_TIMINGS=1` prints how long each stage took (for profiling large documents).
+    let timings = std::env::var_os("MCPGEN_TIMINGS").is_some();
+    let started = std::time::Instant::now();
+    let mut last = started;
+    let mut lap = |stage: &str| {
+        if timings {
+            let now = std::time::Instant::now();
+            eprintln!("mcp-gen: {stage:<8} {:>8.3} s", (now - last).as_secs_f64());
+            last = now;
+        }
+    };
     let mut report = Report::new();
     let mut sources = load::Sources::default();
     let done = |mut report: Report, sources: &load::Sources| {
@@ -68,12 +80,14 @@ pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
 
     let doc = load::load_spec(&input.spec, &mut sources, &mut report);
     let overlay_value = input.overlay.as_ref().and_then(|o| load::read_value(o, &mut sources, &mut report));
+    lap("load");
     let Some(doc) = doc else { return Err(done(report, &sources)) };
     if report.has_errors() {
         return Err(done(report, &sources));
     }
 
     let api = resolve::resolve(&doc, &mut report);
+    lap("resolve");
     if report.has_errors() {
         return Err(done(report, &sources));
     }
@@ -91,18 +105,46 @@ pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
     }
 
     let mut catalog = plan::plan(&api, &intents, settings, &mut report);
-    schema::assemble(&mut catalog);
+    lap("plan");
+    let summary = schema::assemble(&mut catalog);
+    if let Some((largest, size)) =
+        summary.trimmed_outputs.iter().max_by_key(|(name, size)| (*size, std::cmp::Reverse(name)))
+    {
+        report.push(
+            Diagnostic::note(
+                codes::OUTPUT_TRIMMED,
+                format!(
+                    "{} output schema(s) were larger than {} KiB and were trimmed (largest: `{largest}`, {} KiB)",
+                    summary.trimmed_outputs.len(),
+                    schema::OUTPUT_SCHEMA_BUDGET / 1024,
+                    size / 1024
+                ),
+            )
+            .with_help("nested shapes beyond the budget are described, not expanded; results are returned in full"),
+        );
+    }
+    lap("schema");
     report.extend(lint::lint(&catalog, &api.file));
+    lap("lint");
     if report.has_errors() {
         return Err(done(report, &sources));
     }
 
-    let files = match emit::emit(&catalog, settings) {
+    // The parsed document and the resolved API are no longer needed; free them (millions of
+    // nodes on large documents) on another core while this one emits.
+    let files = std::thread::scope(|scope| {
+        scope.spawn(move || drop((doc, api)));
+        emit::emit(&catalog, settings)
+    });
+    let files = match files {
         Ok(f) => f,
         Err(e) => {
             report.extend(e.diagnostics);
             return Err(done(report, &sources));
         }
     };
-    Ok(Output { files, catalog, diagnostics: done(report, &sources) })
+    lap("emit");
+    let diagnostics = done(report, &sources);
+    lap("locate");
+    Ok(Output { files, catalog, diagnostics })
 }

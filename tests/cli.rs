@@ -176,8 +176,36 @@ fn bad_input_is_located_and_explained() {
             ],
         ),
         (
-            vec![write("swagger.json", "{\"swagger\": \"2.0\", \"info\": {}, \"paths\": {}}")],
+            vec![write("swagger.json", "{\"swagger\": \"1.2\", \"info\": {}, \"paths\": {}}")],
             vec!["error[unsupported-version]", "swagger.json:1:2"],
+        ),
+        (
+            // Swagger 2.0 is upgraded on load; problems are still reported at the 2.0 lines.
+            vec![write(
+                "swagger2.yaml",
+                "swagger: '2.0'\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    post:\n      parameters:\n        - name: body\n          in: body\n          schema: {$ref: '#/definitions/Missing'}\n      responses: {'200': {description: ok}}\n",
+            )],
+            vec![
+                "error[unknown-ref]",
+                "`$ref: #/definitions/Missing`",
+                "swagger2.yaml:9:20",
+                "#/paths/~1a/post/parameters/0/schema/$ref",
+                "define `/definitions/Missing`",
+            ],
+        ),
+        (
+            vec![write(
+                "invalid.yaml",
+                "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n      parameters:\n        - name: n\n          in: query\n          schema: {type: integer, minimum: five}\n      responses: {'200': {description: ok}}\n",
+            )],
+            vec!["error[invalid-schema]", "invalid.yaml:9:35", "#/paths/~1a/get/parameters/0/schema/minimum", "help:"],
+        ),
+        (
+            vec![write(
+                "regex.yaml",
+                "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n      parameters:\n        - name: n\n          in: query\n          schema: {type: string, pattern: '[a-z'}\n      responses: {'200': {description: ok}}\n",
+            )],
+            vec!["error[invalid-schema]", "ECMA-262", "regex.yaml:9:"],
         ),
         (vec![write("notaspec.yaml", "hello: world\n")], vec!["error[not-a-spec]"]),
         (vec![tmp.path().join("absent.yaml").to_str().unwrap().to_owned()], vec!["error[io]", "absent.yaml"]),

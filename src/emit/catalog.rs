@@ -2,40 +2,116 @@
 //! name (T5). Key order follows rmcp's `Tool` serialisation so the server re-serialises it byte
 //! for byte.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::plan::{Catalog, Tool};
 
-pub fn tool_value(tool: &Tool) -> Value {
-    let mut t = Map::new();
-    t.insert("name".into(), json!(tool.name));
-    t.insert("title".into(), json!(tool.title));
-    t.insert("description".into(), json!(tool.description));
-    t.insert("inputSchema".into(), tool.input_schema.clone());
-    if let Some(out) = &tool.output_schema {
-        t.insert("outputSchema".into(), out.clone());
-    }
-    let a = tool.annotations;
-    // T3: every hint explicit; clients assume the worst for a missing one.
-    t.insert(
-        "annotations".into(),
-        json!({
-            "title": tool.title,
-            "readOnlyHint": a.read_only,
-            "destructiveHint": a.destructive,
-            "idempotentHint": a.idempotent,
-            "openWorldHint": a.open_world,
-        }),
-    );
-    Value::Object(t)
+/// One tool as rmcp serialises it, borrowing from the plan (a catalog can hold hundreds of
+/// megabytes of schema; it is written, not copied).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolView<'a> {
+    name: &'a str,
+    title: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_schema: Option<&'a Value>,
+    annotations: AnnotationsView<'a>,
 }
 
-/// The catalog as pretty JSON with a final newline: the one canonical writer for `tools.json`
-/// and `mcp-gen catalog`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AnnotationsView<'a> {
+    title: &'a str,
+    read_only_hint: bool,
+    destructive_hint: bool,
+    idempotent_hint: bool,
+    open_world_hint: bool,
+}
+
+fn view(tool: &Tool) -> ToolView<'_> {
+    let a = tool.annotations;
+    ToolView {
+        name: &tool.name,
+        title: &tool.title,
+        description: &tool.description,
+        input_schema: &tool.input_schema,
+        output_schema: tool.output_schema.as_ref(),
+        // T3: every hint explicit; clients assume the worst for a missing one.
+        annotations: AnnotationsView {
+            title: &tool.title,
+            read_only_hint: a.read_only,
+            destructive_hint: a.destructive,
+            idempotent_hint: a.idempotent,
+            open_world_hint: a.open_world,
+        },
+    }
+}
+
+/// One tool's `tools/list` entry as a JSON value.
+pub fn tool_value(tool: &Tool) -> Value {
+    serde_json::to_value(view(tool)).unwrap_or(Value::Null)
+}
+
+/// Up to this many tools, `tools.json` is pretty-printed (a reviewer reads it); beyond, it holds
+/// one compact tool per line, which keeps diffs per tool and the file a fraction of the size
+/// (deep schemas indented two spaces a level are mostly whitespace).
+pub const PRETTY_TOOLS_MAX: usize = 500;
+
+/// `tools.json` with a final newline: the one canonical writer for the generated file and
+/// `mcp-gen catalog`. Small catalogs are byte-identical to `serde_json::to_string_pretty` of
+/// `{"tools": [...]}`; large ones put each tool on its own line ([`PRETTY_TOOLS_MAX`]). The
+/// tools are rendered on every core, each slice in order.
 pub fn tools_json(catalog: &Catalog) -> String {
-    let tools: Vec<Value> = catalog.tools.iter().map(tool_value).collect();
-    let mut text =
-        serde_json::to_string_pretty(&json!({ "tools": tools })).unwrap_or_else(|_| "{\"tools\": []}".to_owned());
-    text.push('\n');
-    text
+    if catalog.tools.is_empty() {
+        return "{\n  \"tools\": []\n}\n".to_owned();
+    }
+    let pretty = catalog.tools.len() <= PRETTY_TOOLS_MAX;
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
+    let chunk = catalog.tools.len().div_ceil(threads).max(64);
+    let parts: Vec<Vec<u8>> = std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            catalog.tools.chunks(chunk).map(|tools| scope.spawn(move || render(tools, pretty))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    let mut text = Vec::with_capacity(parts.iter().map(Vec::len).sum::<usize>() + parts.len() * 2 + 32);
+    text.extend_from_slice(if pretty { b"{\n  \"tools\": [\n" } else { b"{\"tools\": [\n" });
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            text.extend_from_slice(b",\n");
+        }
+        text.extend_from_slice(part);
+    }
+    text.extend_from_slice(if pretty { b"\n  ]\n}\n" } else { b"\n]}\n" });
+    // serde_json writes UTF-8 only.
+    String::from_utf8(text).unwrap_or_default()
+}
+
+/// A slice of tools, separated by `,\n`: pretty and indented to their place, or one per line.
+fn render(tools: &[Tool], pretty: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut scratch = Vec::new();
+    for (i, tool) in tools.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b",\n");
+        }
+        if !pretty {
+            // Writing to a Vec cannot fail, and every key is a string.
+            let _ = serde_json::to_writer(&mut out, &view(tool));
+            continue;
+        }
+        scratch.clear();
+        let _ = serde_json::to_writer_pretty(&mut scratch, &view(tool));
+        // Pretty JSON has no raw newline inside a string, so every line can be indented.
+        for (j, line) in scratch.split(|b| *b == b'\n').enumerate() {
+            if j > 0 {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(b"    ");
+            out.extend_from_slice(line);
+        }
+    }
+    out
 }

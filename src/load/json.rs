@@ -76,8 +76,15 @@ fn strip_position(message: &str) -> String {
 /// Line and column (1-based) of each pointer in `targets`: the key's position for object members,
 /// the value's position otherwise.
 pub fn locate(text: &str, targets: &BTreeSet<String>) -> BTreeMap<String, (usize, usize)> {
-    let mut s =
-        Scanner { text, bytes: text.as_bytes(), pos: 0, targets, found: BTreeMap::new(), pointer: String::new() };
+    let mut s = Scanner {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        targets,
+        found: BTreeMap::new(),
+        pointer: String::new(),
+        cursor: (0, 1, 1),
+    };
     s.ws();
     s.value(0);
     s.found
@@ -90,6 +97,9 @@ struct Scanner<'a> {
     targets: &'a BTreeSet<String>,
     found: BTreeMap<String, (usize, usize)>,
     pointer: String,
+    /// (byte offset, line, column) of the last position computed: the scan only moves
+    /// forward, so positions are counted incrementally (minified documents are one long line).
+    cursor: (usize, usize, usize),
 }
 
 impl Scanner<'_> {
@@ -99,11 +109,24 @@ impl Scanner<'_> {
         }
     }
 
-    fn position(&self, at: usize) -> (usize, usize) {
-        let before = &self.text[..at];
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        (line, self.text[line_start..at].chars().count() + 1)
+    fn position(&mut self, at: usize) -> (usize, usize) {
+        let (from, mut line, mut column) = self.cursor;
+        if at < from {
+            // Not expected (the scan moves forward), but stay correct if it ever happens.
+            self.cursor = (0, 1, 1);
+            return self.position(at);
+        }
+        for &b in &self.bytes[from..at] {
+            if b == b'\n' {
+                line += 1;
+                column = 1;
+            } else if b & 0xC0 != 0x80 {
+                // Count characters, not UTF-8 continuation bytes.
+                column += 1;
+            }
+        }
+        self.cursor = (at, line, column);
+        (line, column)
     }
 
     fn record(&mut self, at: usize) {
@@ -117,7 +140,7 @@ impl Scanner<'_> {
     fn wanted(&self) -> bool {
         let p = &self.pointer;
         self.targets
-            .range(p.clone()..)
+            .range::<str, _>((std::ops::Bound::Included(p.as_str()), std::ops::Bound::Unbounded))
             .next()
             .is_some_and(|t| t.starts_with(p.as_str()) && (t.len() == p.len() || t.as_bytes()[p.len()] == b'/'))
     }

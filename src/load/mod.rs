@@ -3,6 +3,7 @@
 //! document it is. Keeps every file's text so diagnostics can be located later.
 
 pub mod json;
+pub mod swagger2;
 pub mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,6 +64,9 @@ pub struct SourceFile {
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
     files: BTreeMap<String, SourceFile>,
+    /// Files whose document was rewritten (Swagger 2.0 upgraded): pointers into the rewritten
+    /// document → pointers into the file.
+    maps: BTreeMap<String, swagger2::PointerMap>,
 }
 
 impl Sources {
@@ -70,8 +74,20 @@ impl Sources {
         self.files.insert(file.name.clone(), file);
     }
 
+    pub fn add_pointer_map(&mut self, file: &str, map: swagger2::PointerMap) {
+        self.maps.insert(file.to_owned(), map);
+    }
+
     /// Fills in line and column for every diagnostic that has a pointer, one pass per file.
     pub fn locate(&self, report: &mut Report) {
+        for d in &mut report.diagnostics {
+            if let Some(loc) = d.location.as_mut()
+                && loc.line.is_none()
+                && let Some(map) = self.maps.get(&loc.file)
+            {
+                loc.pointer = map.translate(&loc.pointer);
+            }
+        }
         let mut wanted: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
         for d in &report.diagnostics {
             if let Some(loc) = &d.location
@@ -128,6 +144,8 @@ impl Sources {
 /// What a loaded document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SpecVersion {
+    /// Swagger 2.0, upgraded to 3.0 on load (the document held is the upgraded one).
+    Swagger20,
     OpenApi30,
     OpenApi31,
 }
@@ -214,9 +232,9 @@ pub fn load_spec(input: &SourceInput, sources: &mut Sources, report: &mut Report
     let (file, value) = read_value(input, sources, report)?;
     let Some(root) = value.as_object() else {
         report.push(
-            Diagnostic::error(codes::NOT_A_SPEC, "the document is not an object")
-                .at(&file, "")
-                .with_help("pass an OpenAPI 3.0 or 3.1 document (a mapping with an `openapi` key)"),
+            Diagnostic::error(codes::NOT_A_SPEC, "the document is not an object").at(&file, "").with_help(
+                "pass an OpenAPI 3.x or Swagger 2.0 document (a mapping with an `openapi` or `swagger` key)",
+            ),
         );
         return None;
     };
@@ -242,26 +260,43 @@ pub fn load_spec(input: &SourceInput, sources: &mut Sources, report: &mut Report
                 report.push(
                     Diagnostic::error(codes::UNSUPPORTED_VERSION, format!("unsupported OpenAPI version `{text}`"))
                         .at(&file, "/openapi")
-                        .with_help("mcp-gen reads OpenAPI 3.0.x and 3.1.x"),
+                        .with_help("mcp-gen reads Swagger 2.0 and OpenAPI 3.0.x and 3.1.x"),
                 );
                 return None;
             }
         }
         (None, Some(v)) => {
-            report.push(
-                Diagnostic::error(codes::UNSUPPORTED_VERSION, format!("Swagger {v} documents are not read yet"))
-                    .at(&file, "/swagger")
-                    .with_help(
-                        "convert it to OpenAPI 3.0 first (e.g. `npx swagger2openapi`); native 2.0 input is planned",
-                    ),
-            );
-            return None;
+            let text = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            if !text.starts_with("2.") {
+                report.push(
+                    Diagnostic::error(codes::UNSUPPORTED_VERSION, format!("unsupported Swagger version `{text}`"))
+                        .at(&file, "/swagger")
+                        .with_help("mcp-gen reads Swagger 2.0 and OpenAPI 3.0.x and 3.1.x"),
+                );
+                return None;
+            }
+            // The upgrader's own findings are located now, against the 2.0 pointers they use;
+            // everything reported later is about the upgraded document and is mapped back.
+            let mut own = Report::new();
+            let (upgraded, map) = swagger2::upgrade(root, &file, &mut own);
+            sources.locate(&mut own);
+            report.extend(own.diagnostics);
+            sources.add_pointer_map(&file, map);
+            return Some(Document {
+                file_name: input.file_name(),
+                file,
+                version: SpecVersion::Swagger20,
+                value: upgraded,
+            });
         }
         (None, None) => {
             report.push(
                 Diagnostic::error(codes::NOT_A_SPEC, "no `openapi` key: this is not an OpenAPI document")
                     .at(&file, "")
-                    .with_help("pass an OpenAPI 3.0 or 3.1 document"),
+                    .with_help("pass an OpenAPI 3.x or Swagger 2.0 document"),
             );
             return None;
         }

@@ -414,7 +414,11 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
     let Some(body) = &op.body else { return (args, None, None) };
     let plan = BodyPlan { media_type: body.media_type.clone(), encoding: body.encoding, required: body.required };
     let shape = api.defs.follow(&body.schema);
-    let mergeable = body.encoding != BodyEncoding::Text
+    // An optional body with required fields cannot be flattened: "these fields are required
+    // when a body is sent" has no top-level form, so it stays one optional `body` argument.
+    let required_inside = shape.get("required").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
+    let mergeable = (body.required || !required_inside)
+        && body.encoding != BodyEncoding::Text
         && shape.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty())
         && shape.get("type").is_none_or(|t| t == "object")
         && !WHOLE_BODY_KEYWORDS.iter().any(|k| shape.get(*k).is_some());

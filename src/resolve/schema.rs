@@ -33,8 +33,11 @@ const SINGLE: &[&str] = &[
 const MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas", "$defs", "definitions", "dependencies"];
 /// Keywords whose value is a list of subschemas.
 const LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-/// OpenAPI-only keywords with no meaning to a JSON Schema consumer.
-const DROPPED: &[&str] = &["xml", "externalDocs", "nullable", "example"];
+/// OpenAPI-only keywords with no meaning to a JSON Schema consumer, and identifiers that would
+/// change how the rewritten `#/$defs/…` references resolve. Nested `definitions`/`$defs` are
+/// containers: whatever in them is used is reached through a `$ref` and lands in the table.
+const DROPPED: &[&str] =
+    &["xml", "externalDocs", "nullable", "example", "$id", "id", "$schema", "definitions", "$defs", "$comment"];
 /// Annotation keywords that belong on the outside when a schema is wrapped in `anyOf`.
 const ANNOTATIONS: &[&str] = &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"];
 
@@ -107,6 +110,8 @@ pub struct SchemaTable<'d> {
     names: BTreeMap<String, String>,
     taken: BTreeSet<String>,
     queue: VecDeque<(String, String)>,
+    /// Patterns known to compile (checked once each).
+    patterns: BTreeSet<String>,
     pub defs: Defs,
 }
 
@@ -119,6 +124,7 @@ impl<'d> SchemaTable<'d> {
             names: BTreeMap::new(),
             taken: BTreeSet::new(),
             queue: VecDeque::new(),
+            patterns: BTreeSet::new(),
             defs: Defs::default(),
         };
         // Component names are claimed first, in sorted order, so a def's name never depends on
@@ -178,9 +184,13 @@ impl<'d> SchemaTable<'d> {
         }
     }
 
-    /// Translates a schema at `at` (a pointer into the document) to 2020-12.
+    /// Translates a schema at `at` (a pointer into the document) to 2020-12, and checks the
+    /// result against the 2020-12 meta-schema: an invalid annotation is dropped with a warning,
+    /// an invalid constraint is an error (it cannot be kept, and dropping it would lose it).
     pub fn normalize(&mut self, schema: &Value, at: &str, report: &mut Report) -> Value {
-        self.walk(schema, at, report, 0)
+        let mut out = self.walk(schema, at, report, 0);
+        check_schema(&mut out, self.file, at, report, &mut self.patterns);
+        out
     }
 
     fn walk(&mut self, schema: &Value, at: &str, report: &mut Report, depth: usize) -> Value {
@@ -208,7 +218,7 @@ impl<'d> SchemaTable<'d> {
         if let Some(reference) = obj.get("$ref") {
             let target = self.reference(reference, at, report);
             out.insert("$ref".to_owned(), Value::String(target));
-            if self.version == SpecVersion::OpenApi30 {
+            if self.version != SpecVersion::OpenApi31 {
                 // 3.0 ignores `$ref` siblings; keep only the annotations, which help the model
                 // and change no validation.
                 for key in ["description", "title"] {
@@ -225,13 +235,37 @@ impl<'d> SchemaTable<'d> {
                 continue;
             }
             let here = join_pointer(at, key);
-            let converted = if SINGLE.contains(&key) {
-                if key == "items" && value.is_array() {
-                    // Draft-04 tuple form.
-                    self.list(value, &here, report, depth)
-                } else {
-                    self.walk(value, &here, report, depth + 1)
+            let converted = if key == "items" && value.is_array() {
+                // Draft-04 to 2019-09 tuple form: 2020-12 spells it `prefixItems`, and what
+                // `additionalItems` said about the rest becomes `items`.
+                out.insert("prefixItems".to_owned(), self.list(value, &here, report, depth));
+                if let Some(rest) = obj.get("additionalItems") {
+                    let rest = self.walk(rest, &join_pointer(at, "additionalItems"), report, depth + 1);
+                    out.insert("items".to_owned(), rest);
                 }
+                continue;
+            } else if key == "additionalItems" {
+                // Only meaningful beside tuple `items` (handled there); ignored otherwise.
+                continue;
+            } else if key == "dependencies" {
+                // Draft-07 and earlier: lists of names are `dependentRequired`, schemas are
+                // `dependentSchemas`.
+                if let Some(map) = value.as_object() {
+                    for (name, dep) in map {
+                        let (target, v) = match dep {
+                            Value::Array(_) => ("dependentRequired", dep.clone()),
+                            _ => ("dependentSchemas", self.walk(dep, &join_pointer(&here, name), report, depth + 1)),
+                        };
+                        if let Value::Object(m) =
+                            out.entry(target.to_owned()).or_insert_with(|| Value::Object(Map::new()))
+                        {
+                            m.insert(name.clone(), v);
+                        }
+                    }
+                }
+                continue;
+            } else if SINGLE.contains(&key) {
+                self.walk(value, &here, report, depth + 1)
             } else if MAPS.contains(&key) {
                 match value.as_object() {
                     Some(map) => Value::Object(
@@ -264,8 +298,8 @@ impl<'d> SchemaTable<'d> {
                     other => other.clone(),
                 }
             } else if key == "discriminator" {
-                // Only the property name means something outside OpenAPI; the mapping's targets
-                // are already listed in oneOf/anyOf.
+                // The property name stays as an annotation; an explicit mapping becomes
+                // constraints on the branches below (JSON Schema cannot express it otherwise).
                 match value.get("propertyName") {
                     Some(p) => json!({ "propertyName": p }),
                     None => continue,
@@ -286,10 +320,60 @@ impl<'d> SchemaTable<'d> {
         {
             out.insert("examples".to_owned(), Value::Array(vec![example.clone()]));
         }
+        if let Some(d) = obj.get("discriminator") {
+            self.pin_discriminator(d, &mut out);
+        }
+        merge_all_of(&mut out);
         if obj.get("nullable") == Some(&Value::Bool(true)) {
             return nullable(out);
         }
         Value::Object(out)
+    }
+
+    /// OpenAPI's discriminator says: the value of `propertyName` picks the branch. For every
+    /// `oneOf`/`anyOf` branch that an explicit `mapping` names, that becomes a `const` (or
+    /// `enum`) on the property beside the branch's `$ref`, so a JSON Schema validator picks the
+    /// same branch (and `oneOf` stops failing on branches that overlap).
+    fn pin_discriminator(&mut self, d: &Value, out: &mut Map<String, Value>) {
+        let (Some(property), Some(mapping)) =
+            (d.get("propertyName").and_then(Value::as_str), d.get("mapping").and_then(Value::as_object))
+        else {
+            return;
+        };
+        // Def ref → the discriminator values that select it.
+        let mut values: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+        for (value, target) in mapping {
+            let Some(target) = target.as_str() else { continue };
+            let pointer = if target.starts_with('#') {
+                local_pointer(target).ok()
+            } else if !target.contains('/') && !target.contains('.') {
+                Some(join_pointer("/components/schemas", target))
+            } else {
+                None
+            };
+            let Some(pointer) = pointer else { continue };
+            if self.doc.pointer(&pointer).is_none() {
+                continue;
+            }
+            let def = format!("#/$defs/{}", self.def_for(&pointer));
+            values.entry(def).or_default().push(Value::String(value.clone()));
+        }
+        for key in ["oneOf", "anyOf"] {
+            let Some(Value::Array(branches)) = out.get_mut(key) else { continue };
+            for branch in branches.iter_mut() {
+                let Some(reference) = branch.get("$ref").and_then(Value::as_str) else { continue };
+                let Some(vals) = values.get(reference) else { continue };
+                let pin = match vals.as_slice() {
+                    [one] => json!({ "const": one }),
+                    many => json!({ "enum": many }),
+                };
+                if let Value::Object(b) = branch
+                    && !b.contains_key("properties")
+                {
+                    b.insert("properties".to_owned(), json!({ property: pin }));
+                }
+            }
+        }
     }
 
     fn list(&mut self, value: &Value, at: &str, report: &mut Report, depth: usize) -> Value {
@@ -315,6 +399,11 @@ impl<'d> SchemaTable<'d> {
         match local_pointer(text) {
             Ok(pointer) => {
                 if self.doc.pointer(&pointer).is_none() {
+                    let (text, pointer) = if self.version == SpecVersion::Swagger20 {
+                        (crate::load::swagger2::original_ref(text), crate::load::swagger2::original_ref(&pointer))
+                    } else {
+                        (text.to_owned(), pointer)
+                    };
                     report.push(
                         Diagnostic::error(codes::UNKNOWN_REF, format!("`$ref: {text}` does not resolve"))
                             .at(self.file, here)
@@ -331,6 +420,164 @@ impl<'d> SchemaTable<'d> {
             }
         }
     }
+}
+
+/// Keywords that only annotate: an invalid one is dropped rather than failing the build.
+const ANNOTATION_ONLY: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "contentMediaType",
+    "contentEncoding",
+    "discriminator",
+];
+
+fn check_schema(schema: &mut Value, file: &str, at: &str, report: &mut Report, seen: &mut BTreeSet<String>) {
+    let validator = jsonschema::draft202012::meta::validator();
+    if validator.is_valid(schema) && !has_pattern(schema) {
+        return;
+    }
+    let errors: Vec<(String, String)> =
+        validator.iter_errors(schema).map(|e| (e.instance_path().as_str().to_owned(), e.to_string())).collect();
+    let mut drop = Vec::new();
+    for (pointer, message) in errors {
+        let keyword = pointer.rsplit('/').next().unwrap_or("").replace("~1", "/").replace("~0", "~");
+        let source = format!("{at}{pointer}");
+        if ANNOTATION_ONLY.contains(&keyword.as_str()) {
+            report.push(
+                Diagnostic::warning(
+                    codes::INVALID_SCHEMA,
+                    format!("`{keyword}` is not valid JSON Schema ({message}); left out"),
+                )
+                .at(file, source)
+                .with_help(format!("fix `{keyword}` (it is only an annotation, so the tool works without it)")),
+            );
+            drop.push(pointer);
+        } else {
+            report.push(
+                Diagnostic::error(codes::INVALID_SCHEMA, format!("invalid schema: {message}"))
+                    .at(file, source)
+                    .with_help(
+                        "fix the value so it is valid JSON Schema (2020-12, or the OpenAPI dialect of this document)",
+                    ),
+            );
+        }
+    }
+    for pointer in drop.iter().rev() {
+        if let Some((parent, key)) = pointer.rsplit_once('/')
+            && let Some(Value::Object(map)) = schema.pointer_mut(parent)
+        {
+            map.shift_remove(&key.replace("~1", "/").replace("~0", "~"));
+        }
+    }
+    check_patterns(schema, file, at, report, seen);
+}
+
+fn has_pattern(schema: &Value) -> bool {
+    let mut found = schema.get("pattern").is_some() || schema.get("patternProperties").is_some();
+    for_each_subschema(schema, &mut |child| found = found || has_pattern(child));
+    found
+}
+
+/// Every `pattern` must compile in the regex dialect the server's validator uses (ECMA-262),
+/// or the tool would fail at its first call instead of here.
+fn check_patterns(schema: &Value, file: &str, at: &str, report: &mut Report, seen: &mut BTreeSet<String>) {
+    fn walk(v: &Value, here: &str, file: &str, report: &mut Report, seen: &mut BTreeSet<String>) {
+        let mut patterns: Vec<(String, &str)> = Vec::new();
+        if let Some(Value::String(p)) = v.get("pattern") {
+            patterns.push((join_pointer(here, "pattern"), p));
+        }
+        if let Some(Value::Object(map)) = v.get("patternProperties") {
+            patterns
+                .extend(map.keys().map(|k| (join_pointer(&join_pointer(here, "patternProperties"), k), k.as_str())));
+        }
+        for (pointer, pattern) in patterns {
+            if seen.contains(pattern) {
+                continue;
+            }
+            if jsonschema::validator_for(&json!({ "pattern": pattern })).is_ok() {
+                seen.insert(pattern.to_owned());
+            } else {
+                report.push(
+                    Diagnostic::error(
+                        codes::INVALID_SCHEMA,
+                        format!("`{pattern}` is not a valid ECMA-262 regular expression"),
+                    )
+                    .at(file, pointer)
+                    .with_help("JSON Schema patterns are ECMA-262 (JavaScript) regexes; rewrite it in that syntax"),
+                );
+            }
+        }
+        if let Value::Object(map) = v {
+            for (key, child) in map {
+                let here = join_pointer(here, key);
+                match child {
+                    Value::Array(items) if LISTS.contains(&key.as_str()) || key == "items" => {
+                        for (i, item) in items.iter().enumerate() {
+                            walk(item, &format!("{here}/{i}"), file, report, seen);
+                        }
+                    }
+                    Value::Object(entries) if MAPS.contains(&key.as_str()) => {
+                        for (k, e) in entries {
+                            walk(e, &join_pointer(&here, k), file, report, seen);
+                        }
+                    }
+                    _ if SINGLE.contains(&key.as_str()) => walk(child, &here, file, report, seen),
+                    _ => {}
+                }
+            }
+        }
+    }
+    walk(schema, at, file, report, seen);
+}
+
+/// Merges `allOf` into its parent where the result is exactly equivalent: every branch is an
+/// inline schema (no `$ref`) and no keyword appears twice, except `required` (a union) and
+/// `properties` with distinct names. Anything else is kept as `allOf`.
+fn merge_all_of(out: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = out.get("allOf") else { return };
+    let mut merged = out.clone();
+    merged.shift_remove("allOf");
+    for branch in branches {
+        let Value::Object(b) = branch else { return };
+        for (k, v) in b {
+            match (k.as_str(), merged.get_mut(k)) {
+                (_, None) => {
+                    merged.insert(k.clone(), v.clone());
+                }
+                ("required", Some(Value::Array(have))) => {
+                    let Value::Array(more) = v else { return };
+                    for r in more {
+                        if !have.contains(r) {
+                            have.push(r.clone());
+                        }
+                    }
+                }
+                ("properties", Some(Value::Object(have))) => {
+                    let Value::Object(more) = v else { return };
+                    if more.keys().any(|name| have.contains_key(name)) {
+                        return;
+                    }
+                    have.extend(more.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+                (_, Some(existing)) if existing == v => {}
+                _ => return,
+            }
+        }
+    }
+    // `$ref`, or keywords whose meaning depends on sibling properties, stay composed.
+    let adjacent = ["$ref", "additionalProperties", "unevaluatedProperties", "patternProperties"];
+    if branches.iter().any(|b| adjacent.iter().any(|k| b.get(k).is_some()))
+        || adjacent.iter().any(|k| out.contains_key(*k))
+    {
+        return;
+    }
+    *out = merged;
 }
 
 /// Wraps or extends a schema so that `null` is also accepted (OpenAPI 3.0 `nullable: true`).

@@ -3,7 +3,7 @@
 //! in the tool's own `$defs` under its component's name (I2); a shape used once is inlined.
 //! `readOnly` properties leave inputs and `writeOnly` properties leave outputs.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{Map, Value, json};
 
@@ -19,54 +19,135 @@ pub enum Direction {
     Output,
 }
 
+/// Output schemas whose shapes add up to more than this many bytes of JSON are trimmed: shapes
+/// farthest from the root are left unexpanded (I3 keeps outputs informative, not exhaustive;
+/// inputs are never trimmed).
+pub const OUTPUT_SCHEMA_BUDGET: usize = 16 * 1024;
+
+/// What the schema stage did that the user should know about.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Tools whose output schema was trimmed, with the untrimmed size in bytes.
+    pub trimmed_outputs: Vec<(String, usize)>,
+}
+
 /// Fills every tool's `input_schema` and `output_schema`.
-pub fn assemble(catalog: &mut Catalog) {
-    let graph = Graph::new(&catalog.defs);
+pub fn assemble(catalog: &mut Catalog) -> Summary {
     let defs = &catalog.defs;
-    for tool in &mut catalog.tools {
-        tool.input_schema = input_schema(tool, defs, &graph);
-        tool.output_schema = output_schema(tool, defs, &graph);
+    let (input, output) = std::thread::scope(|scope| {
+        let output = scope.spawn(|| Prepared::new(defs, Direction::Output));
+        let input = Prepared::new(defs, Direction::Input);
+        (input, output.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    });
+    if std::env::var_os("MCPGEN_TIMINGS").is_some() {
+        eprintln!("mcp-gen: (prepared defs)");
     }
+    // Tools are independent: assemble them on every core, each thread on its own slice, so the
+    // result does not depend on scheduling.
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
+    let chunk = catalog.tools.len().div_ceil(threads).max(64);
+    let trimmed: Vec<Vec<(String, usize)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = catalog
+            .tools
+            .chunks_mut(chunk)
+            .map(|tools| {
+                let (input, output) = (&input, &output);
+                scope.spawn(move || {
+                    let mut trimmed = Vec::new();
+                    for tool in tools {
+                        tool.input_schema = input_schema(tool, input);
+                        let (schema, untrimmed) = output_schema(tool, output, OUTPUT_SCHEMA_BUDGET);
+                        tool.output_schema = schema;
+                        if let Some(size) = untrimmed {
+                            trimmed.push((tool.name.clone(), size));
+                        }
+                    }
+                    trimmed
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    Summary { trimmed_outputs: trimmed.into_iter().flatten().collect() }
 }
 
-/// Which defs each def refers to, computed once per API so that each tool's closure is found
-/// without walking schemas again.
-pub struct Graph {
+/// The defs of one API, stripped for one direction, with everything per-tool assembly needs
+/// computed once: which defs each def refers to, which are recursive, and their sizes.
+pub struct Prepared {
+    direction: Direction,
+    defs: BTreeMap<String, Value>,
+    /// Root (readOnly, writeOnly) flags of each def, before stripping.
+    flags: BTreeMap<String, (bool, bool)>,
+    /// Def → the defs it refers to, one entry per reference, in document order.
     edges: BTreeMap<String, Vec<String>>,
+    /// Defs on a reference cycle: they must stay defs, or expansion would never end. A cycle
+    /// is global, so a def on one is on it in every tool that reaches it.
+    cyclic: BTreeSet<String>,
+    /// Compact JSON size of each def, for the output budget.
+    sizes: BTreeMap<String, usize>,
 }
 
-impl Graph {
-    pub fn new(defs: &Defs) -> Self {
-        Graph::of(&defs.schemas)
-    }
-
-    fn of(schemas: &BTreeMap<String, Value>) -> Self {
-        let edges = schemas
+impl Prepared {
+    pub fn new(defs: &Defs, direction: Direction) -> Self {
+        let flags = local_snapshot(&defs.schemas);
+        let mut stripped = defs.schemas.clone();
+        for v in stripped.values_mut() {
+            strip(v, direction, &flags);
+        }
+        let edges: BTreeMap<String, Vec<String>> = stripped
             .iter()
             .map(|(name, schema)| {
                 let mut refs = Vec::new();
                 collect_refs(schema, &mut refs);
-                (name.clone(), refs.into_iter().map(str::to_owned).collect())
+                (name.clone(), refs.into_iter().filter(|r| stripped.contains_key(*r)).map(str::to_owned).collect())
             })
             .collect();
-        Graph { edges }
+        let cyclic = cyclic(&edges);
+        let sizes = stripped.iter().map(|(k, v)| (k.clone(), json_size(v))).collect();
+        Prepared { direction, defs: stripped, flags, edges, cyclic, sizes }
     }
 
-    fn reachable<'a>(&'a self, start: impl IntoIterator<Item = &'a str>) -> BTreeSet<&'a str> {
+    /// Defs reachable from `start`, breadth first (nearest first), each once.
+    fn reachable<'s, 'a>(&'s self, start: impl IntoIterator<Item = &'a str>) -> Vec<&'s str> {
         let mut seen = BTreeSet::new();
-        let mut stack: Vec<&str> = start.into_iter().collect();
-        while let Some(name) = stack.pop() {
+        let mut order = Vec::new();
+        let mut queue: VecDeque<&str> = start.into_iter().collect();
+        while let Some(name) = queue.pop_front() {
             if let Some((key, next)) = self.edges.get_key_value(name)
                 && seen.insert(key.as_str())
             {
-                stack.extend(next.iter().map(String::as_str));
+                order.push(key.as_str());
+                queue.extend(next.iter().map(String::as_str));
             }
         }
-        seen
+        order
+    }
+
+    /// Like [`Prepared::reachable`], but stops taking defs once their sizes add up to
+    /// `budget`; the first def is always taken, and a def is only taken through taken ones.
+    fn within_budget<'s, 'a>(&'s self, start: impl IntoIterator<Item = &'a str>, budget: usize) -> Vec<&'s str> {
+        let mut seen = BTreeSet::new();
+        let mut order = Vec::new();
+        let mut used = 0;
+        let mut queue: VecDeque<&str> = start.into_iter().collect();
+        while let Some(name) = queue.pop_front() {
+            let Some((key, next)) = self.edges.get_key_value(name) else { continue };
+            if !seen.insert(key.as_str()) {
+                continue;
+            }
+            let size = self.sizes[key];
+            if !order.is_empty() && used + size > budget {
+                continue;
+            }
+            used += size;
+            order.push(key.as_str());
+            queue.extend(next.iter().map(String::as_str));
+        }
+        order
     }
 }
 
-pub fn input_schema(tool: &Tool, defs: &Defs, graph: &Graph) -> Value {
+pub fn input_schema(tool: &Tool, prepared: &Prepared) -> Value {
     let mut root = Map::new();
     root.insert("type".to_owned(), json!("object"));
     if !tool.args.is_empty() {
@@ -78,16 +159,17 @@ pub fn input_schema(tool: &Tool, defs: &Defs, graph: &Graph) -> Value {
         }
     }
     root.insert("additionalProperties".to_owned(), tool.rest.clone().unwrap_or(Value::Bool(false)));
-    finish(Value::Object(root), defs, graph, Direction::Input)
+    finish(Value::Object(root), prepared, None, true).0
 }
 
-pub fn output_schema(tool: &Tool, defs: &Defs, graph: &Graph) -> Option<Value> {
-    let out = tool.output.as_ref()?;
+/// The tool's output schema and, when it had to be trimmed to `budget`, its untrimmed size.
+pub fn output_schema(tool: &Tool, prepared: &Prepared, budget: usize) -> (Option<Value>, Option<usize>) {
+    let Some(out) = tool.output.as_ref() else { return (None, None) };
     // An empty schema says nothing; omit it rather than promise "anything".
     if out == &Value::Bool(true) || out.as_object().is_some_and(Map::is_empty) {
-        return None;
+        return (None, None);
     }
-    let mut schema = finish(out.clone(), defs, graph, Direction::Output);
+    let (mut schema, untrimmed) = finish(out.clone(), prepared, Some(budget), false);
     // Clients before 2026-07-28 accept only object-rooted output schemas and see a bare `$ref`
     // as none; put the referenced shape at the root.
     if let Some(name) = def_name(&schema).map(str::to_owned)
@@ -103,40 +185,71 @@ pub fn output_schema(tool: &Tool, defs: &Defs, graph: &Graph) -> Option<Value> {
             root.insert("$defs".to_owned(), d);
         }
     }
-    Some(schema)
+    (Some(schema), untrimmed)
 }
 
 /// Makes `root` self-contained: strips by direction, collects the defs it reaches, inlines the
-/// ones used once (and not recursive), and appends the rest as `$defs`, sorted by name.
-pub fn finish(mut root: Value, defs: &Defs, graph: &Graph, direction: Direction) -> Value {
-    let mut start = Vec::new();
-    collect_refs(&root, &mut start);
-    let mut local: BTreeMap<String, Value> =
-        graph.reachable(start).into_iter().filter_map(|n| defs.get(n).map(|v| (n.to_owned(), v.clone()))).collect();
-    let flags = local_snapshot(&local);
-    strip(&mut root, direction, &flags);
-    for v in local.values_mut() {
-        strip(v, direction, &flags);
+/// ones used once (and not recursive), and appends the rest as `$defs`, sorted by name. With a
+/// budget, only the nearest defs that fit are kept; references to the others become
+/// unconstrained placeholders that keep the def's `type`, so every valid value still validates.
+///
+/// With `args_at_root`, the root's own properties are tool arguments, not data: a parameter
+/// whose schema is marked `readOnly` (a shared "id" shape, say) is still an argument.
+pub fn finish(
+    mut root: Value,
+    prepared: &Prepared,
+    budget: Option<usize>,
+    args_at_root: bool,
+) -> (Value, Option<usize>) {
+    if args_at_root {
+        for_each_subschema_mut(&mut root, &mut |child| strip(child, prepared.direction, &prepared.flags));
+    } else {
+        strip(&mut root, prepared.direction, &prepared.flags);
     }
-    // Stripping may have removed the only path to some defs: recompute on what is left.
-    let local_graph = Graph::of(&local);
-    let mut root_refs = Vec::new();
-    collect_refs(&root, &mut root_refs);
-    let live: BTreeSet<String> =
-        local_graph.reachable(root_refs.iter().copied()).into_iter().map(str::to_owned).collect();
-    local.retain(|k, _| live.contains(k));
-
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in root_refs.iter().copied().chain(live.iter().flat_map(|k| local_graph.edges[k].iter().map(String::as_str)))
-    {
+    let mut root_refs = owned_refs(&root);
+    let mut live: Vec<&str> = prepared.reachable(root_refs.iter().map(String::as_str));
+    let mut untrimmed = None;
+    // Defs rewritten for this tool (budget cuts); the others are taken from `prepared`.
+    let mut rewritten: BTreeMap<String, Value> = BTreeMap::new();
+    if let Some(budget) = budget {
+        let total: usize = live.iter().map(|n| prepared.sizes[*n]).sum();
+        if total > budget {
+            untrimmed = Some(total + json_size(&root));
+            live = prepared.within_budget(root_refs.iter().map(String::as_str), budget);
+            let kept: BTreeSet<&str> = live.iter().copied().collect();
+            stub_refs(&mut root, &kept, &prepared.defs);
+            for name in &live {
+                let mut v = prepared.defs[*name].clone();
+                stub_refs(&mut v, &kept, &prepared.defs);
+                rewritten.insert((*name).to_owned(), v);
+            }
+            root_refs = owned_refs(&root);
+        }
+    }
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for r in root_refs {
         *counts.entry(r).or_insert(0) += 1;
     }
-    let cyclic = cyclic(&local_graph, &live);
+    for name in &live {
+        let refs = match rewritten.get(*name) {
+            Some(v) => owned_refs(v),
+            None => prepared.edges[*name].clone(),
+        };
+        for r in refs {
+            *counts.entry(r).or_insert(0) += 1;
+        }
+    }
     // Used once and not recursive: inline. Each is moved, not copied, into its one use.
-    let inlinable: Vec<String> =
-        live.iter().filter(|n| counts.get(n.as_str()) == Some(&1) && !cyclic.contains(*n)).cloned().collect();
-    let mut pending: BTreeMap<String, Value> =
-        inlinable.iter().filter_map(|n| local.remove(n).map(|v| (n.clone(), v))).collect();
+    let mut pending: BTreeMap<String, Value> = BTreeMap::new();
+    let mut local: BTreeMap<String, Value> = BTreeMap::new();
+    for name in live {
+        let value = rewritten.remove(name).unwrap_or_else(|| prepared.defs[name].clone());
+        if counts.get(name) == Some(&1) && !prepared.cyclic.contains(name) {
+            pending.insert(name.to_owned(), value);
+        } else {
+            local.insert(name.to_owned(), value);
+        }
+    }
     expand(&mut root, &mut pending);
     for v in local.values_mut() {
         expand(v, &mut pending);
@@ -146,7 +259,39 @@ pub fn finish(mut root: Value, defs: &Defs, graph: &Graph, direction: Direction)
     {
         map.insert("$defs".to_owned(), Value::Object(local.into_iter().collect()));
     }
-    root
+    (root, untrimmed)
+}
+
+fn owned_refs(v: &Value) -> Vec<String> {
+    let mut refs = Vec::new();
+    collect_refs(v, &mut refs);
+    refs.into_iter().map(str::to_owned).collect()
+}
+
+/// Replaces every reference to a def outside `kept` by a placeholder that says what it stood
+/// for and keeps its `type`.
+fn stub_refs(v: &mut Value, kept: &BTreeSet<&str>, defs: &BTreeMap<String, Value>) {
+    if let Some(name) = def_name(v).map(str::to_owned)
+        && !kept.contains(name.as_str())
+        && let Value::Object(map) = v
+    {
+        map.shift_remove("$ref");
+        if let Some(t) = defs.get(&name).and_then(|d| d.get("type")) {
+            map.entry("type").or_insert_with(|| t.clone());
+        }
+        map.entry("description")
+            .or_insert_with(|| json!(format!("A {name} (its schema is left out to keep this output schema small).")));
+        return;
+    }
+    for_each_subschema_mut(v, &mut |child| stub_refs(child, kept, defs));
+}
+
+fn is_annotation(key: &str) -> bool {
+    matches!(key, "title" | "description" | "examples" | "default" | "deprecated" | "$comment")
+}
+
+fn json_size(v: &Value) -> usize {
+    serde_json::to_vec(v).map_or(0, |b| b.len())
 }
 
 /// Replaces references to the defs in `pending` with their content (annotations beside the
@@ -162,6 +307,19 @@ fn expand(v: &mut Value, pending: &mut BTreeMap<String, Value>) {
             _ => Map::new(),
         };
         let mut replacement = match target {
+            // Siblings that only annotate win over the target's; a sibling constraint on a key
+            // the target also has (a discriminator pin beside a `$ref`, say) must not replace
+            // it, so then the target goes under `allOf` and both apply, as they did.
+            Value::Object(t) if siblings.keys().any(|k| t.contains_key(k) && !is_annotation(k)) => {
+                let mut wrapper = siblings;
+                match wrapper.get_mut("allOf") {
+                    Some(Value::Array(all)) => all.push(Value::Object(t)),
+                    _ => {
+                        wrapper.insert("allOf".to_owned(), Value::Array(vec![Value::Object(t)]));
+                    }
+                }
+                Value::Object(wrapper)
+            }
             Value::Object(mut t) => {
                 t.extend(siblings);
                 Value::Object(t)
@@ -179,19 +337,11 @@ fn expand(v: &mut Value, pending: &mut BTreeMap<String, Value>) {
 
 /// Defs on a cycle (Tarjan's strongly connected components, iterative): they must stay defs,
 /// or expansion would never end.
-fn cyclic(graph: &Graph, nodes: &BTreeSet<String>) -> BTreeSet<String> {
-    let names: Vec<&str> = nodes.iter().map(String::as_str).collect();
+fn cyclic(edges: &BTreeMap<String, Vec<String>>) -> BTreeSet<String> {
+    let names: Vec<&str> = edges.keys().map(String::as_str).collect();
     let index_of: BTreeMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-    let succ: Vec<Vec<usize>> = names
-        .iter()
-        .map(|n| {
-            graph
-                .edges
-                .get(*n)
-                .map(|e| e.iter().filter_map(|t| index_of.get(t.as_str()).copied()).collect())
-                .unwrap_or_default()
-        })
-        .collect();
+    let succ: Vec<Vec<usize>> =
+        edges.values().map(|e| e.iter().filter_map(|t| index_of.get(t.as_str()).copied()).collect()).collect();
     let n = names.len();
     let (mut index, mut low, mut on_stack) = (vec![usize::MAX; n], vec![0; n], vec![false; n]);
     let (mut stack, mut next, mut out) = (Vec::new(), 0, BTreeSet::new());
@@ -297,7 +447,7 @@ mod tests {
     }
 
     fn fin(root: Value, d: &Defs, direction: Direction) -> Value {
-        finish(root, d, &Graph::new(d), direction)
+        finish(root, &Prepared::new(d, direction), None, false).0
     }
 
     #[test]
