@@ -14,6 +14,7 @@ pub mod codes {
     pub const INVALID_SPEC: &str = "invalid-spec";
     pub const UNKNOWN_REF: &str = "unknown-ref";
     pub const INVALID_SCHEMA: &str = "invalid-schema";
+    pub const PATTERN_REWRITTEN: &str = "pattern-rewritten";
     pub const EXTERNAL_REF: &str = "external-ref";
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported-media-type";
     pub const DUPLICATE_KEY: &str = "duplicate-key";

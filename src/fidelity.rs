@@ -428,6 +428,14 @@ impl<'c, 'a> Checker<'c, 'a> {
             }
             for kw in EXACT {
                 let Some(v) = layer.get(*kw) else { continue };
+                // A pattern may arrive in its exact ECMA-262 spelling (resolve::regex).
+                if *kw == "pattern"
+                    && let Some(ecma) = v.as_str().and_then(crate::resolve::regex::to_ecma)
+                    && el.iter().any(|e| e.get("pattern").and_then(Value::as_str) == Some(ecma.as_str()))
+                {
+                    self.count(at, kw, true, &ecma);
+                    continue;
+                }
                 if *kw == "uniqueItems" && v != &Value::Bool(true) {
                     continue;
                 }

@@ -3,6 +3,7 @@
 //! normalises schemas to JSON Schema 2020-12 (see `schema`). Reads no files and decides nothing
 //! about tools: that is `plan`'s job.
 
+pub mod regex;
 pub mod schema;
 
 use std::collections::BTreeMap;

@@ -284,6 +284,8 @@ impl<'d> SchemaTable<'d> {
                 }
             } else if LISTS.contains(&key) {
                 self.list(value, &here, report, depth)
+            } else if let ("pattern", Value::String(p)) = (key, value) {
+                Value::String(self.pattern(p, &here, report))
             } else if key == "exclusiveMinimum" || key == "exclusiveMaximum" {
                 match value {
                     // OpenAPI 3.0 / draft-04: a flag on minimum/maximum.
@@ -373,6 +375,27 @@ impl<'d> SchemaTable<'d> {
                     b.insert("properties".to_owned(), json!({ property: pin }));
                 }
             }
+        }
+    }
+
+    /// A pattern the server's ECMA-262 validator compiles: as written, or in its exact ECMA-262
+    /// spelling (see `regex`). One that neither compiles is kept for `check_patterns` to report.
+    fn pattern(&mut self, p: &str, at: &str, report: &mut Report) -> String {
+        if self.patterns.contains(p) || compiles(p) {
+            self.patterns.insert(p.to_owned());
+            return p.to_owned();
+        }
+        match super::regex::to_ecma(p) {
+            Some(ecma) if compiles(&ecma) => {
+                report.push(
+                    Diagnostic::note(codes::PATTERN_REWRITTEN, format!("pattern `{p}` is written `{ecma}` in ECMA-262"))
+                        .at(self.file, at)
+                        .with_help("JSON Schema patterns are ECMA-262; write it that way to silence this"),
+                );
+                self.patterns.insert(ecma.clone());
+                ecma
+            }
+            _ => p.to_owned(),
         }
     }
 
@@ -478,6 +501,11 @@ fn check_schema(schema: &mut Value, file: &str, at: &str, report: &mut Report, s
     check_patterns(schema, file, at, report, seen);
 }
 
+/// Whether the server's validator (jsonschema, ECMA-262 regexes) accepts this pattern.
+pub fn compiles(pattern: &str) -> bool {
+    jsonschema::validator_for(&json!({ "pattern": pattern })).is_ok()
+}
+
 fn has_pattern(schema: &Value) -> bool {
     let mut found = schema.get("pattern").is_some() || schema.get("patternProperties").is_some();
     for_each_subschema(schema, &mut |child| found = found || has_pattern(child));
@@ -500,7 +528,7 @@ fn check_patterns(schema: &Value, file: &str, at: &str, report: &mut Report, see
             if seen.contains(pattern) {
                 continue;
             }
-            if jsonschema::validator_for(&json!({ "pattern": pattern })).is_ok() {
+            if compiles(pattern) {
                 seen.insert(pattern.to_owned());
             } else {
                 report.push(
