@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 
 use crate::settings::{RuntimeDep, Settings};
 use crate::write::Drift;
-use crate::{Input, Report, generate};
+use crate::{Input, Report, SourceInput, generate};
 
 #[derive(Debug, Parser)]
 #[command(name = "mcp-gen", version, about = "Compile an OpenAPI description into an MCP server crate")]
@@ -58,6 +58,13 @@ pub enum Command {
         /// Print the result as JSON (counts, left-out operations, losses).
         #[arg(long)]
         json: bool,
+    },
+    /// Normalise a standalone JSON Schema document (draft-04 to 2020-12) into one
+    /// self-contained 2020-12 schema, as mcp-gen does for OpenAPI schemas; prints it.
+    Normalize {
+        /// The JSON Schema document, YAML or JSON.
+        #[arg(long, value_name = "FILE")]
+        schema: PathBuf,
     },
     /// Exit 1 and show a diff when generated code is stale. With no arguments: every
     /// `specs/<name>/` against `generated/<name>/` in the repository.
@@ -174,6 +181,22 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             if result.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
+        Command::Normalize { schema } => match crate::json_schema::normalize(&SourceInput::Path(schema)) {
+            Ok((value, report)) => {
+                print_report(&report);
+                match serde_json::to_string_pretty(&value) {
+                    Ok(text) => {
+                        println!("{text}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(_) => ExitCode::from(2),
+                }
+            }
+            Err(report) => {
+                print_report(&report);
+                ExitCode::from(2)
+            }
+        },
         Command::Check { spec: Some(spec), overlay, name, out: Some(out), .. } => {
             let args = SpecArgs { spec, overlay, name };
             let runtime = default_runtime(&out);

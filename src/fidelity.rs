@@ -78,9 +78,18 @@ pub fn check_input(input: &Input, settings: &Settings) -> Result<Fidelity, Repor
     let output = generate(input, settings)?;
     let mut sources = Sources::default();
     let mut report = Report::new();
-    let Some((_, source)) = crate::load::read_value(&input.spec, &mut sources, &mut report) else {
+    let Some((file, mut source)) = crate::load::read_value(&input.spec, &mut sources, &mut report) else {
         return Err(report);
     };
+    // Multi-file descriptions: the files are embedded first (a mechanical rewrite of the
+    // references, tested on its own); everything after reads the source as written.
+    if crate::load::bundle::has_file_refs(&source) {
+        let path = match &input.spec {
+            crate::load::SourceInput::Path(p) => Some(p.as_path()),
+            crate::load::SourceInput::Text { .. } => None,
+        };
+        crate::load::bundle::bundle(&mut source, &file, path, &mut sources, &mut report);
+    }
     let mut result = check(&source, &output.catalog);
     meta_check(&output.catalog, &mut result);
     Ok(result)

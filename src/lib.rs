@@ -12,6 +12,7 @@ pub mod cli;
 pub mod diag;
 pub mod emit;
 pub mod fidelity;
+pub mod json_schema;
 pub mod lint;
 pub mod load;
 pub mod overlay;

@@ -2,6 +2,7 @@
 //! the filesystem), parses YAML or JSON into `serde_json::Value`, and detects what kind of
 //! document it is. Keeps every file's text so diagnostics can be located later.
 
+pub mod bundle;
 pub mod json;
 pub mod swagger2;
 pub mod yaml;
@@ -67,6 +68,8 @@ pub struct Sources {
     /// Files whose document was rewritten (Swagger 2.0 upgraded): pointers into the rewritten
     /// document → pointers into the file.
     maps: BTreeMap<String, swagger2::PointerMap>,
+    /// Files embedded into a bundled document, by the document's name.
+    embedded: BTreeMap<String, Vec<bundle::Embedded>>,
 }
 
 impl Sources {
@@ -78,6 +81,10 @@ impl Sources {
         self.maps.insert(file.to_owned(), map);
     }
 
+    pub fn add_embedded(&mut self, file: &str, embedded: Vec<bundle::Embedded>) {
+        self.embedded.insert(file.to_owned(), embedded);
+    }
+
     /// Fills in line and column for every diagnostic that has a pointer, one pass per file.
     pub fn locate(&self, report: &mut Report) {
         for d in &mut report.diagnostics {
@@ -86,6 +93,18 @@ impl Sources {
                 && let Some(map) = self.maps.get(&loc.file)
             {
                 loc.pointer = map.translate(&loc.pointer);
+            }
+            // A pointer into an embedded file is reported against that file.
+            if let Some(loc) = d.location.as_mut()
+                && loc.line.is_none()
+                && let Some(embedded) = self.embedded.get(&loc.file)
+                && let Some(rest) = loc.pointer.strip_prefix(&format!("/{}/", bundle::FILES_KEY))
+            {
+                let (key, tail) = rest.split_once('/').map_or((rest, ""), |(k, t)| (k, t));
+                if let Some(e) = embedded.iter().find(|e| crate::diag::escape_token(&e.key) == key) {
+                    loc.file = e.file.clone();
+                    loc.pointer = if tail.is_empty() { String::new() } else { format!("/{tail}") };
+                }
             }
         }
         let mut wanted: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
@@ -229,7 +248,15 @@ fn detect_format(name: &str, text: &str) -> Format {
 
 /// Loads an API description and checks that it is a version this compiler reads.
 pub fn load_spec(input: &SourceInput, sources: &mut Sources, report: &mut Report) -> Option<Document> {
-    let (file, value) = read_value(input, sources, report)?;
+    let (file, mut value) = read_value(input, sources, report)?;
+    if bundle::has_file_refs(&value) {
+        let path = match input {
+            SourceInput::Path(p) => Some(p.as_path()),
+            SourceInput::Text { .. } => None,
+        };
+        let embedded = bundle::bundle(&mut value, &file, path, sources, report);
+        sources.add_embedded(&file, embedded);
+    }
     let Some(root) = value.as_object() else {
         report.push(
             Diagnostic::error(codes::NOT_A_SPEC, "the document is not an object").at(&file, "").with_help(

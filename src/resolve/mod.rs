@@ -325,6 +325,9 @@ impl<'d> Resolver<'d, '_> {
                 );
                 return None;
             };
+            if text == schema::UNRESOLVED {
+                return None;
+            }
             match local_pointer(text) {
                 Ok(target) => match self.doc.value.pointer(&target) {
                     Some(next) => {

@@ -42,30 +42,29 @@ pub fn to_ecma(pattern: &str) -> Option<String> {
         let c = chars[i];
         if c == '\\' && i + 1 < chars.len() {
             let n = chars[i + 1];
-            if n == 'p' || n == 'P' {
-                if let Some((body, len)) = braced(&chars, i + 2)
-                    && let Some((_, set)) = POSIX.iter().find(|(name, _)| *name == body)
-                {
-                    let negated = n == 'P';
-                    match (in_class, negated) {
-                        (true, false) => out.push_str(set),
-                        (false, false) => {
-                            out.push('[');
-                            out.push_str(set);
-                            out.push(']');
-                        }
-                        (false, true) => {
-                            out.push_str("[^");
-                            out.push_str(set);
-                            out.push(']');
-                        }
-                        // A negated class inside a class has no simple spelling.
-                        (true, true) => return None,
+            if (n == 'p' || n == 'P')
+                && let Some((body, len)) = braced(&chars, i + 2)
+                && let Some((_, set)) = POSIX.iter().find(|(name, _)| *name == body)
+            {
+                let negated = n == 'P';
+                match (in_class, negated) {
+                    (true, false) => out.push_str(set),
+                    (false, false) => {
+                        out.push('[');
+                        out.push_str(set);
+                        out.push(']');
                     }
-                    after_class_escape = in_class;
-                    i += 2 + len;
-                    continue;
+                    (false, true) => {
+                        out.push_str("[^");
+                        out.push_str(set);
+                        out.push(']');
+                    }
+                    // A negated class inside a class has no simple spelling.
+                    (true, true) => return None,
                 }
+                after_class_escape = in_class;
+                i += 2 + len;
+                continue;
             }
             if !in_class && (n == 'A' || n == 'z' || n == 'Z') {
                 out.push(if n == 'A' { '^' } else { '$' });

@@ -112,6 +112,8 @@ pub struct SchemaTable<'d> {
     queue: VecDeque<(String, String)>,
     /// Patterns known to compile (checked once each).
     patterns: BTreeSet<String>,
+    /// Source pattern → the pattern emitted (rewritten once, reported once).
+    rewritten: BTreeMap<String, String>,
     pub defs: Defs,
 }
 
@@ -125,20 +127,33 @@ impl<'d> SchemaTable<'d> {
             taken: BTreeSet::new(),
             queue: VecDeque::new(),
             patterns: BTreeSet::new(),
+            rewritten: BTreeMap::new(),
             defs: Defs::default(),
         };
         // Component names are claimed first, in sorted order, so a def's name never depends on
         // which operation happened to reach it first.
-        if let Some(schemas) = doc.pointer("/components/schemas").and_then(Value::as_object) {
-            let mut keys: Vec<&String> = schemas.keys().collect();
-            keys.sort();
-            for key in keys {
-                let pointer = join_pointer("/components/schemas", key);
-                let name = table.unique(sanitize(key));
-                table.names.insert(pointer, name);
-            }
-        }
+        table.claim("/components/schemas");
         table
+    }
+
+    /// A table for a standalone JSON Schema document: its `definitions` and `$defs` are the
+    /// named shapes.
+    pub fn for_json_schema(doc: &'d Value, file: &'d str, version: SpecVersion) -> Self {
+        let mut table = SchemaTable::new(doc, file, version);
+        table.claim("/$defs");
+        table.claim("/definitions");
+        table
+    }
+
+    fn claim(&mut self, container: &str) {
+        let Some(schemas) = self.doc.pointer(container).and_then(Value::as_object) else { return };
+        let mut keys: Vec<&String> = schemas.keys().collect();
+        keys.sort();
+        for key in keys {
+            let pointer = join_pointer(container, key);
+            let name = self.unique(sanitize(key));
+            self.names.insert(pointer, name);
+        }
     }
 
     fn unique(&mut self, base: String) -> String {
@@ -381,22 +396,28 @@ impl<'d> SchemaTable<'d> {
     /// A pattern the server's ECMA-262 validator compiles: as written, or in its exact ECMA-262
     /// spelling (see `regex`). One that neither compiles is kept for `check_patterns` to report.
     fn pattern(&mut self, p: &str, at: &str, report: &mut Report) -> String {
-        if self.patterns.contains(p) || compiles(p) {
-            self.patterns.insert(p.to_owned());
-            return p.to_owned();
+        if let Some(known) = self.rewritten.get(p) {
+            return known.clone();
         }
-        match super::regex::to_ecma(p) {
+        // Exact rewrites are applied even when the server's engine would take the original:
+        // clients validate with ECMA-262 engines too, and `\A` means nothing to them.
+        let out = match super::regex::to_ecma(p) {
             Some(ecma) if compiles(&ecma) => {
                 report.push(
-                    Diagnostic::note(codes::PATTERN_REWRITTEN, format!("pattern `{p}` is written `{ecma}` in ECMA-262"))
-                        .at(self.file, at)
-                        .with_help("JSON Schema patterns are ECMA-262; write it that way to silence this"),
+                    Diagnostic::note(
+                        codes::PATTERN_REWRITTEN,
+                        format!("pattern `{p}` is written `{ecma}` in ECMA-262"),
+                    )
+                    .at(self.file, at)
+                    .with_help("JSON Schema patterns are ECMA-262; write it that way to silence this"),
                 );
                 self.patterns.insert(ecma.clone());
                 ecma
             }
             _ => p.to_owned(),
-        }
+        };
+        self.rewritten.insert(p.to_owned(), out.clone());
+        out
     }
 
     fn list(&mut self, value: &Value, at: &str, report: &mut Report, depth: usize) -> Value {
@@ -419,6 +440,10 @@ impl<'d> SchemaTable<'d> {
             );
             return "#/$defs/invalid".to_owned();
         };
+        if text == UNRESOLVED {
+            // The load stage already said why (a file that cannot be read).
+            return "#/$defs/unresolved".to_owned();
+        }
         match local_pointer(text) {
             Ok(pointer) => {
                 if self.doc.pointer(&pointer).is_none() {
@@ -663,9 +688,12 @@ pub fn local_pointer(reference: &str) -> Result<String, Box<Diagnostic>> {
     }
     Err(Box::new(
         Diagnostic::error(codes::EXTERNAL_REF, format!("`$ref: {reference}` points to another file"))
-            .with_help("multi-file specs are not read yet: bundle the document first (e.g. `npx @redocly/cli bundle`)"),
+            .with_help("pass the document as a file path so references relative to it can be read"),
     ))
 }
+
+/// What the load stage writes for a reference to a file it could not read (and reported).
+pub const UNRESOLVED: &str = "#/x-mcp-gen-unresolved";
 
 /// Characters safe in a `$defs` key and readable in a `$ref`.
 pub fn sanitize(name: &str) -> String {
@@ -682,6 +710,13 @@ pub fn sanitize(name: &str) -> String {
 
 /// A readable name for a schema found at an arbitrary pointer.
 fn name_from_pointer(pointer: &str) -> String {
+    // A shape from another file: named as in that file, or after the file itself.
+    if let Some(rest) = pointer.strip_prefix(&format!("/{}/", crate::load::bundle::FILES_KEY)) {
+        return match rest.split_once('/') {
+            Some((_, tail)) if !tail.is_empty() => name_from_pointer(&format!("/{tail}")),
+            _ => sanitize(&rest.replace("~1", "/").replace("~0", "~")),
+        };
+    }
     const NOISE: &[&str] = &[
         "components",
         "schemas",

@@ -17,6 +17,8 @@ pub enum Direction {
     Input,
     /// Results the model reads: `writeOnly` properties are removed.
     Output,
+    /// A schema used as it is (a standalone JSON Schema document): nothing is removed.
+    Neither,
 }
 
 /// Output schemas whose shapes add up to more than this many bytes of JSON are trimmed: shapes
@@ -401,10 +403,12 @@ fn strip(schema: &mut Value, direction: Direction, flags: &BTreeMap<String, (boo
     let keyword = match direction {
         Direction::Input => "readOnly",
         Direction::Output => "writeOnly",
+        Direction::Neither => return,
     };
     let hidden = |prop: &Value| {
         prop.get(keyword) == Some(&Value::Bool(true))
             || def_name(prop).and_then(|n| flags.get(n)).is_some_and(|(ro, wo)| match direction {
+                Direction::Neither => false,
                 Direction::Input => *ro,
                 Direction::Output => *wo,
             })

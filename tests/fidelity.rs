@@ -1,0 +1,163 @@
+//! Spec fidelity (CONTRACT I1, I2): every constraint of the source reaches the emitted input
+//! schemas, every emitted schema is valid 2020-12, for each input dialect (Swagger 2.0, OpenAPI
+//! 3.0, 3.1, multi-file), checked by `mcp_gen::fidelity` (the corpus sweep's checker).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+
+use mcp_gen::fidelity::{self, Fidelity};
+use mcp_gen::{Input, Settings, generate};
+use serde_json::{Value, json};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn settings() -> Settings {
+    Settings::default().with_catalog_only(true)
+}
+
+fn check(path: &str) -> Fidelity {
+    let input = Input::files(repo().join(path), None);
+    fidelity::check_input(&input, &settings()).unwrap_or_else(|r| panic!("{path} does not compile:\n{r}"))
+}
+
+fn tool<'a>(output: &'a mcp_gen::Output, name: &str) -> &'a mcp_gen::plan::Tool {
+    output.catalog.tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+#[test]
+fn every_fixture_and_example_keeps_every_constraint() {
+    for (path, min_constraints) in [
+        ("specs/petstore/openapi.yaml", 10),
+        ("specs/bookshelf/openapi.json", 10),
+        ("tests/fixtures/petstore-expanded.yaml", 1),
+        ("tests/fixtures/swagger2-store.yaml", 19),
+        ("tests/fixtures/edge-cases.yaml", 25),
+        ("tests/fixtures/multi-file/openapi.yaml", 15),
+    ] {
+        let f = check(path);
+        assert!(f.is_complete(), "{path}: {:?} {:?}", f.losses, f.invalid_schemas);
+        assert!(f.constraints >= min_constraints, "{path}: only {} constraints checked", f.constraints);
+        assert_eq!(f.constraints, f.preserved);
+        assert!(f.schemas > 0);
+    }
+}
+
+#[test]
+fn the_checker_notices_a_dropped_constraint() {
+    let path = repo().join("tests/fixtures/edge-cases.yaml");
+    let input = Input::files(&path, None);
+    let mut output = generate(&input, &settings()).unwrap();
+    let source: Value = {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut sources = mcp_gen::load::Sources::default();
+        let mut report = mcp_gen::Report::new();
+        let (_, v) = mcp_gen::load::read_value(
+            &mcp_gen::SourceInput::Text { name: "edge-cases.yaml".into(), text },
+            &mut sources,
+            &mut report,
+        )
+        .unwrap();
+        v
+    };
+    assert!(fidelity::check(&source, &output.catalog).is_complete());
+
+    let tool = output.catalog.tools.iter_mut().find(|t| t.name == "put_thing").unwrap();
+    // Drop one bound deep inside a oneOf branch, and one through a `$defs` reference.
+    let shape = tool.input_schema.pointer_mut("/properties/shape/oneOf/0/allOf/0/properties/radius").unwrap();
+    shape.as_object_mut().unwrap().remove("exclusiveMinimum");
+    let node = tool.input_schema.pointer_mut("/$defs/Node/properties/children").unwrap();
+    node.as_object_mut().unwrap().remove("maxItems");
+    let f = fidelity::check(&source, &output.catalog);
+    let lost: Vec<(&str, &str)> = f.losses.iter().map(|l| (l.keyword.as_str(), l.at.as_str())).collect();
+    assert!(lost.contains(&("exclusiveMinimum", "PUT /things/{id} body.shape<oneOf 0>.radius")), "{lost:?}");
+    assert!(lost.contains(&("maxItems", "PUT /things/{id} body.tree.children")), "{lost:?}");
+}
+
+#[test]
+fn swagger_2_is_upgraded_without_loss() {
+    let input = Input::files(repo().join("tests/fixtures/swagger2-store.yaml"), None);
+    let output = generate(&input, &settings()).unwrap();
+    let create = tool(&output, "create_item");
+    // Body properties become arguments; x-nullable is nullable; the boolean exclusive bound
+    // is the 2020-12 number form.
+    assert_eq!(
+        create.input_schema["properties"]["price"],
+        json!({"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.01})
+    );
+    assert_eq!(create.input_schema["properties"]["kind"]["enum"], json!(["book", "toy", null]));
+    let list = tool(&output, "list_items");
+    assert_eq!(list.input_schema["properties"]["tags"]["items"], json!({"type": "string", "maxLength": 20}));
+    // collectionFormat: multi is form/explode.
+    let tags = list.args.iter().find(|a| a.name == "tags").unwrap();
+    assert!(matches!(&tags.target, mcp_gen::plan::Target::Query { explode: true, .. }), "{:?}", tags.target);
+    // Java's \A and \z become ECMA-262 anchors; form data is a form body.
+    let rename = tool(&output, "rename_item");
+    assert_eq!(rename.input_schema["properties"]["name"]["pattern"], "^[a-z]+$");
+    assert_eq!(rename.body.as_ref().unwrap().media_type, "application/x-www-form-urlencoded");
+    // The output keeps the readOnly id the input leaves out.
+    let get = tool(&output, "get_item");
+    assert!(
+        get.output_schema.as_ref().unwrap().pointer("/allOf").is_some()
+            || get.output_schema.as_ref().unwrap()["properties"].get("id").is_some()
+    );
+    assert_eq!(output.catalog.default_upstream.as_deref(), Some("https://store.example.com/api"));
+}
+
+#[test]
+fn normalisation_keeps_meaning() {
+    let input = Input::files(repo().join("tests/fixtures/edge-cases.yaml"), None);
+    let output = generate(&input, &settings()).unwrap();
+    let put = tool(&output, "put_thing");
+    let props = &put.input_schema["properties"];
+    // Collisions: the path `id` keeps its name, the body `id` and the header `limit` are renamed.
+    let names: Vec<&str> = put.args.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["id", "limit", "filter", "header_limit", "body_id", "secret", "note", "shape", "tree", "meta"]);
+    // readOnly leaves the input, writeOnly stays; nullable and example are 2020-12.
+    assert!(props.get("created").is_none());
+    assert_eq!(props["note"], json!({"type": ["string", "null"], "maxLength": 10, "examples": ["hello"]}));
+    // allOf of plain objects is merged exactly.
+    assert_eq!(props["meta"]["required"], json!(["a"]));
+    assert_eq!(props["meta"]["properties"]["b"], json!({"type": "integer", "maximum": 5}));
+    // The discriminator mapping pins each branch.
+    assert_eq!(props["shape"]["oneOf"][0]["properties"]["kind"], json!({"const": "circle"}));
+    // Recursion stays a `$ref` into the tool's own `$defs`.
+    assert_eq!(props["tree"], json!({"$ref": "#/$defs/Node"}));
+    assert_eq!(put.input_schema["$defs"]["Node"]["properties"]["children"]["items"], json!({"$ref": "#/$defs/Node"}));
+    // And the pinned oneOf now validates the way OpenAPI means it.
+    let validator = jsonschema::validator_for(&put.input_schema).unwrap();
+    let mut args =
+        json!({"id": "8d3c6f5e-3c1f-4a57-9e77-25b3b1d1c001", "body_id": "x", "shape": {"kind": "circle", "radius": 2}});
+    assert!(validator.is_valid(&args));
+    args["shape"] = json!({"kind": "square", "radius": 2});
+    assert!(!validator.is_valid(&args), "a square needs a side");
+}
+
+#[test]
+fn multi_file_descriptions_are_read_relative_to_each_file() {
+    let input = Input::files(repo().join("tests/fixtures/multi-file/openapi.yaml"), None);
+    let output = generate(&input, &settings()).unwrap();
+    let names: Vec<&str> = output.catalog.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["create_dog", "get_dog", "list_dogs"]);
+    let create = tool(&output, "create_dog");
+    // Shapes keep the names they have in their own files.
+    let defs: Vec<&String> = create.input_schema["$defs"].as_object().unwrap().keys().collect();
+    assert_eq!(defs, ["NewDog", "Tag"]);
+    assert_eq!(create.input_schema["$defs"]["Tag"]["enum"], json!(["good", "very-good"]));
+
+    // A reference to a missing file is an error located in the file that holds it.
+    let tmp = tempfile::tempdir().unwrap();
+    for entry in ["openapi.yaml", "paths/dogs.yaml", "schemas/dog.yaml", "schemas/common.yaml"] {
+        let from = repo().join("tests/fixtures/multi-file").join(entry);
+        let to = tmp.path().join(entry);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        let text = std::fs::read_to_string(from).unwrap().replace("common.yaml#/schemas/Tag", "missing.yaml#/Tag");
+        std::fs::write(to, text).unwrap();
+    }
+    let report = generate(&Input::files(tmp.path().join("openapi.yaml"), None), &settings()).unwrap_err();
+    let text = report.to_string();
+    assert!(text.contains("error[unknown-ref]: `$ref: missing.yaml#/Tag` names a file that cannot be read"), "{text}");
+    assert!(text.contains("dog.yaml:14:11 (#/NewDog/properties/tag/$ref)"), "{text}");
+}
