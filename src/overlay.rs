@@ -120,14 +120,25 @@ pub fn find_operation(api: &Api, target: &str) -> Vec<usize> {
 }
 
 fn suggestion(api: &Api, target: &str) -> String {
-    let labels = api.operations.iter().flat_map(|o: &Operation| o.operation_id.clone().into_iter().chain([o.label()]));
+    // Edit distance is quadratic; a target this long is no typo of an operation id.
+    let fallback = || "name an operationId or `METHOD /path` from the spec (see `mcp-gen plan`)".to_owned();
+    if target.chars().count() > 200 {
+        return fallback();
+    }
+    let target_len = target.chars().count();
+    let labels = api
+        .operations
+        .iter()
+        .flat_map(|o: &Operation| o.operation_id.clone().into_iter().chain([o.label()]))
+        // A similarity above 0.6 needs lengths within 40% of each other.
+        .filter(|l| l.chars().count().abs_diff(target_len) * 5 <= 2 * l.chars().count().max(target_len));
     let best = labels
         .map(|l| (strsim::normalized_damerau_levenshtein(&l.to_lowercase(), &target.to_lowercase()), l))
         .filter(|(score, _)| *score > 0.6)
         .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
     match best {
         Some((_, label)) => format!("did you mean `{label}`?"),
-        None => "name an operationId or `METHOD /path` from the spec (see `mcp-gen plan`)".to_owned(),
+        None => fallback(),
     }
 }
 

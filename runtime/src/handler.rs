@@ -73,7 +73,11 @@ struct CatalogFile {
 
 impl Handler {
     pub fn new(server: &'static ServerDecl, mode: Mode) -> Result<Self, CatalogError> {
-        let catalog: CatalogFile = serde_json::from_str(server.catalog)
+        // tools.json comes from mcp-gen, which bounds its nesting (schemas of real APIs go
+        // deeper than serde_json's default limit of 128); lift the limit for this one input.
+        let mut de = serde_json::Deserializer::from_str(server.catalog);
+        de.disable_recursion_limit();
+        let catalog = <CatalogFile as serde::Deserialize>::deserialize(&mut de)
             .map_err(|e| CatalogError(format!("tools.json does not parse: {e}")))?;
         if catalog.tools.len() != server.tools.len() {
             return Err(CatalogError(format!(

@@ -60,7 +60,8 @@ pub fn module_names(tools: &[Tool]) -> Vec<String> {
         .map(|t| {
             let mut m: String =
                 t.name.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-            if m.starts_with(|c: char| c.is_ascii_digit()) || m.is_empty() {
+            // Not a Rust identifier on its own: empty, a leading digit, or only underscores.
+            if m.starts_with(|c: char| c.is_ascii_digit()) || m.chars().all(|c| c == '_') {
                 m = format!("tool_{m}");
             }
             if KEYWORDS.contains(&m.as_str()) {

@@ -124,7 +124,16 @@ pub fn description(op: &Operation, fallback: &str) -> String {
 fn says_the_same(summary: &str, description: &str) -> bool {
     let norm = |t: &str| t.trim().trim_end_matches(['.', '!']).to_lowercase();
     let (s, d) = (norm(summary), norm(description));
-    d.starts_with(&s) || strsim::normalized_levenshtein(&s, &d) > 0.8
+    if d.starts_with(&s) {
+        return true;
+    }
+    // Edit distance is quadratic: only texts of similar, sentence-like length can be "the
+    // same" (a similarity above 0.8 needs lengths within 20% anyway).
+    let (a, b) = (s.chars().count(), d.chars().count());
+    if a.abs_diff(b) * 5 > a.max(b) || a.max(b) > 1_000 {
+        return false;
+    }
+    strsim::normalized_levenshtein(&s, &d) > 0.8
 }
 
 /// A short human title: the summary, or the tool name in words.

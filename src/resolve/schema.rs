@@ -41,6 +41,10 @@ const DROPPED: &[&str] =
 /// Annotation keywords that belong on the outside when a schema is wrapped in `anyOf`.
 const ANNOTATIONS: &[&str] = &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"];
 
+/// How deeply one schema may nest inline (without `$ref`). Emitted schemas must parse in every
+/// client, and JSON parsers stop at about 128 levels (serde_json, and so rmcp, does).
+pub const MAX_SCHEMA_DEPTH: usize = 45;
+
 /// The named shapes of one API, normalised.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Defs {
@@ -209,9 +213,9 @@ impl<'d> SchemaTable<'d> {
     }
 
     fn walk(&mut self, schema: &Value, at: &str, report: &mut Report, depth: usize) -> Value {
-        if depth > 200 {
+        if depth > MAX_SCHEMA_DEPTH {
             report.push(
-                Diagnostic::error(codes::INVALID_SPEC, "schema nested deeper than 200 levels")
+                Diagnostic::error(codes::INVALID_SPEC, format!("schema nested deeper than {MAX_SCHEMA_DEPTH} levels"))
                     .at(self.file, at)
                     .with_help("flatten the schema with named components and `$ref`"),
             );

@@ -241,27 +241,69 @@ pub fn finish(
             *counts.entry(r).or_insert(0) += 1;
         }
     }
+    let unexpanded = (!counts.is_empty()).then(|| (root.clone(), live.clone(), rewritten.clone()));
+    let mut out = assemble_defs(root, live, rewritten, &counts, prepared, true);
+    // Inlining nests shapes inside one another; where that goes deeper than clients parse,
+    // every shape stays a def instead (each def is bounded by the resolver's depth limit).
+    if json_depth(&out) > MAX_JSON_DEPTH
+        && let Some((root, live, rewritten)) = unexpanded
+    {
+        out = assemble_defs(root, live, rewritten, &counts, prepared, false);
+    }
+    (out, untrimmed)
+}
+
+/// Nesting limit of an emitted schema, leaving room for the `tools/list` envelope under the
+/// 128 levels JSON parsers accept.
+const MAX_JSON_DEPTH: usize = 110;
+
+fn json_depth(v: &Value) -> usize {
+    match v {
+        Value::Object(m) => 1 + m.values().map(json_depth).max().unwrap_or(0),
+        Value::Array(a) => 1 + a.iter().map(json_depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Inlines the single-use, non-recursive defs among `live` (when `inline`) and puts the rest
+/// under `$defs`, sorted by name.
+fn assemble_defs(
+    mut root: Value,
+    live: Vec<&str>,
+    mut rewritten: BTreeMap<String, Value>,
+    counts: &BTreeMap<String, usize>,
+    prepared: &Prepared,
+    inline: bool,
+) -> Value {
     // Used once and not recursive: inline. Each is moved, not copied, into its one use.
     let mut pending: BTreeMap<String, Value> = BTreeMap::new();
     let mut local: BTreeMap<String, Value> = BTreeMap::new();
     for name in live {
         let value = rewritten.remove(name).unwrap_or_else(|| prepared.defs[name].clone());
-        if counts.get(name) == Some(&1) && !prepared.cyclic.contains(name) {
+        if inline && counts.get(name) == Some(&1) && !prepared.cyclic.contains(name) {
             pending.insert(name.to_owned(), value);
         } else {
             local.insert(name.to_owned(), value);
         }
     }
-    expand(&mut root, &mut pending);
+    let mut deferred = BTreeMap::new();
+    expand(&mut root, &mut pending, 0, &mut deferred);
     for v in local.values_mut() {
-        expand(v, &mut pending);
+        expand(v, &mut pending, 0, &mut deferred);
+    }
+    // Shapes left deep in a chain become defs of their own, expanded from the top again.
+    while !deferred.is_empty() {
+        for (name, mut v) in std::mem::take(&mut deferred) {
+            expand(&mut v, &mut pending, 0, &mut deferred);
+            local.insert(name, v);
+        }
     }
     if !local.is_empty()
         && let Value::Object(map) = &mut root
     {
         map.insert("$defs".to_owned(), Value::Object(local.into_iter().collect()));
     }
-    (root, untrimmed)
+    root
 }
 
 fn owned_refs(v: &Value) -> Vec<String> {
@@ -296,12 +338,22 @@ fn json_size(v: &Value) -> usize {
     serde_json::to_vec(v).map_or(0, |b| b.len())
 }
 
+/// How deep (in subschema levels) a shape is inlined; below, a def used once stays a def.
+/// Inlining a long chain of single-use shapes would otherwise nest a schema as deep as the chain
+/// is long (a stack overflow for every consumer, and past what JSON parsers accept).
+const MAX_INLINE_DEPTH: usize = 24;
+
 /// Replaces references to the defs in `pending` with their content (annotations beside the
-/// `$ref`, such as a description, take precedence), recursively.
-fn expand(v: &mut Value, pending: &mut BTreeMap<String, Value>) {
+/// `$ref`, such as a description, take precedence), recursively. A def met at
+/// [`MAX_INLINE_DEPTH`] is moved to `deferred` and its reference kept.
+fn expand(v: &mut Value, pending: &mut BTreeMap<String, Value>, depth: usize, deferred: &mut BTreeMap<String, Value>) {
     if let Some(name) = def_name(v).map(str::to_owned)
         && let Some(target) = pending.remove(&name)
     {
+        if depth >= MAX_INLINE_DEPTH {
+            deferred.insert(name, target);
+            return;
+        }
         let siblings: Map<String, Value> = match v {
             Value::Object(map) => {
                 map.iter().filter(|(k, _)| *k != "$ref").map(|(k, v)| (k.clone(), v.clone())).collect()
@@ -330,11 +382,11 @@ fn expand(v: &mut Value, pending: &mut BTreeMap<String, Value>) {
             Value::Bool(true) => Value::Object(siblings),
             other => other,
         };
-        expand(&mut replacement, pending);
+        expand(&mut replacement, pending, depth, deferred);
         *v = replacement;
         return;
     }
-    for_each_subschema_mut(v, &mut |child| expand(child, pending));
+    for_each_subschema_mut(v, &mut |child| expand(child, pending, depth + 1, deferred));
 }
 
 /// Defs on a cycle (Tarjan's strongly connected components, iterative): they must stay defs,
