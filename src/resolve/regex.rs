@@ -10,6 +10,7 @@
 //! | `x{,n}`                       | `x{0,n}`                         |
 //! | `[\w-.]` (hyphen after a class escape, literal in Java) | `[\w\-.]`   |
 //! | octal `\0nn`, `\nnn` in classes | `\xNN`                         |
+//! | lone surrogates `\uD800`…`\uDFFF` in a class (match nothing in Unicode text) | removed |
 //! | `{` or `}` that is no quantifier (literal in Java and PCRE) | `\{`, `\}` |
 
 /// The POSIX character classes of `java.util.regex`, as class contents.
@@ -70,6 +71,14 @@ pub fn to_ecma(pattern: &str) -> Option<String> {
                 out.push(if n == 'A' { '^' } else { '$' });
                 i += 2;
                 continue;
+            }
+            if in_class && let Some((len, skip)) = surrogates(&chars, i) {
+                // Lone UTF-16 surrogates (and ranges of them) match nothing in valid Unicode
+                // text, which is all JSON carries; ECMA-262 in Unicode mode rejects them.
+                if skip {
+                    i += len;
+                    continue;
+                }
             }
             if in_class && n.is_ascii_digit() && n < '8' {
                 // Octal escape: up to three octal digits.
@@ -148,6 +157,26 @@ pub fn to_ecma(pattern: &str) -> Option<String> {
     (out != pattern).then_some(out)
 }
 
+/// A `\uXXXX` escape at `i` naming a surrogate, or a range of two of them: its length, and
+/// whether it only names surrogates (so can go).
+fn surrogates(chars: &[char], i: usize) -> Option<(usize, bool)> {
+    let unit = |at: usize| -> Option<u32> {
+        if chars.get(at) != Some(&'\\') || chars.get(at + 1) != Some(&'u') {
+            return None;
+        }
+        let hex: String = chars.get(at + 2..at + 6)?.iter().collect();
+        u32::from_str_radix(&hex, 16).ok()
+    };
+    let is_surrogate = |u: u32| (0xD800..=0xDFFF).contains(&u);
+    let first = unit(i)?;
+    if chars.get(i + 6) == Some(&'-')
+        && let Some(last) = unit(i + 7)
+    {
+        return Some((13, is_surrogate(first) && is_surrogate(last)));
+    }
+    Some((6, is_surrogate(first)))
+}
+
 /// The length of a quantifier `{n}`, `{n,}` or `{n,m}` starting at `start`.
 fn quantifier_len(chars: &[char], start: usize) -> Option<usize> {
     let mut j = start + 1;
@@ -194,6 +223,10 @@ mod tests {
         assert_eq!(to_ecma(r"^[a-z0-9\s-_]+$").as_deref(), Some(r"^[a-z0-9\s\-_]+$"));
         assert_eq!(to_ecma(r"[^/:|\000-\037]+").as_deref(), Some(r"[^/:|\x00-\x1F]+"));
         assert_eq!(to_ecma(r"1[0-9]{,2}").as_deref(), Some(r"1[0-9]{0,2}"));
+        assert_eq!(
+            to_ecma(r"[\u0020-\uD7FF\uE000-\uFFFD\uD800\uDBFF-\uDC00\uDFFF\t]*").as_deref(),
+            Some(r"[\u0020-\uD7FF\uE000-\uFFFD\t]*")
+        );
         assert_eq!(to_ecma(r"^(?:{[0-9]{4}}|x{2,})$").as_deref(), Some(r"^(?:\{[0-9]{4}\}|x{2,})$"));
         // Ranges stay ranges; valid ECMA-262 is left alone.
         assert_eq!(to_ecma(r"^[a-z\-]+-[0-9]$"), None);
