@@ -161,3 +161,22 @@ fn multi_file_descriptions_are_read_relative_to_each_file() {
     assert!(text.contains("error[unknown-ref]: `$ref: missing.yaml#/Tag` names a file that cannot be read"), "{text}");
     assert!(text.contains("dog.yaml:14:11 (#/NewDog/properties/tag/$ref)"), "{text}");
 }
+
+#[test]
+fn uploads_take_base64_files() {
+    let input = Input::files(repo().join("tests/fixtures/uploads.yaml"), None);
+    let output = generate(&input, &settings()).unwrap();
+    let upload = tool(&output, "upload_photo");
+    let photo = &upload.input_schema["properties"]["photo"];
+    assert_eq!(photo["contentEncoding"], "base64");
+    assert_eq!(photo["maxLength"], 1000000);
+    assert!(photo.get("format").is_none());
+    assert_eq!(upload.input_schema["properties"]["extra"]["items"]["contentEncoding"], "base64");
+    assert_eq!(upload.input_schema["properties"]["caption"], json!({"type": "string", "maxLength": 140}));
+    let body = upload.body.as_ref().unwrap();
+    assert_eq!(body.files, ["photo", "extra"]);
+    let put = tool(&output, "put_document");
+    assert_eq!(put.input_schema["properties"]["body"]["contentMediaType"], "application/pdf");
+    let f = check("tests/fixtures/uploads.yaml");
+    assert!(f.is_complete() && f.left_out.is_empty(), "{f:?}");
+}

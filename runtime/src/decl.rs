@@ -128,7 +128,13 @@ pub struct BodyDecl {
 pub enum Encoding {
     Json,
     Form,
+    /// `multipart/form-data`; the named fields are files, passed as base64 text.
+    Multipart {
+        files: &'static [&'static str],
+    },
     Text,
+    /// The body is one file, passed as base64 text.
+    Binary,
 }
 
 /// An upstream security scheme and the environment variables holding its secret.

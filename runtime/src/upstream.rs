@@ -234,7 +234,7 @@ pub fn build(
             };
             match value {
                 None => None,
-                Some(v) => Some((decl.media_type.to_owned(), encode_body(decl.encoding, &v)?)),
+                Some(v) => Some(encode_body(decl.media_type, decl.encoding, &v)?),
             }
         }
     };
@@ -246,34 +246,122 @@ pub fn build(
     Ok(Request { method: tool.method.as_str(), url, headers, body })
 }
 
-fn encode_body(encoding: Encoding, value: &Value) -> Result<Vec<u8>, ToolError> {
-    match encoding {
-        Encoding::Json => serde_json::to_vec(value).map_err(|e| ToolError::internal(e.to_string())),
-        Encoding::Text => Ok(params::scalar(value).into_bytes()),
-        Encoding::Form => {
-            let Value::Object(map) = value else {
-                return Err(ToolError::new(
-                    codes::INVALID_ARGUMENT,
-                    "a form body must be an object",
-                    "Pass the body as an object of fields.",
-                ));
-            };
-            let mut form = form_urlencoded::Serializer::new(String::new());
-            for (k, v) in map {
-                match v {
-                    Value::Array(items) => {
-                        for i in items {
-                            form.append_pair(k, &params::scalar(i));
-                        }
-                    }
-                    other => {
-                        form.append_pair(k, &params::scalar(other));
-                    }
-                }
+/// The body's content type and bytes.
+fn encode_body(media_type: &str, encoding: Encoding, value: &Value) -> Result<(String, Vec<u8>), ToolError> {
+    let bytes = match encoding {
+        Encoding::Json => serde_json::to_vec(value).map_err(|e| ToolError::internal(e.to_string()))?,
+        Encoding::Text => params::scalar(value).into_bytes(),
+        Encoding::Binary => decode_file("body", value)?,
+        Encoding::Multipart { files } => return multipart(value, files),
+        Encoding::Form => form(value)?,
+    };
+    Ok((media_type.to_owned(), bytes))
+}
+
+/// A file argument: base64 text (standard or URL-safe alphabet, padded or not).
+fn decode_file(field: &str, value: &Value) -> Result<Vec<u8>, ToolError> {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    let bad = || {
+        ToolError::new(
+            codes::INVALID_ARGUMENT,
+            format!("`{field}` must be a file's bytes as base64 text"),
+            format!("Encode the file's bytes as base64 and pass that string as `{field}`."),
+        )
+        .field(field)
+    };
+    let Value::String(text) = value else { return Err(bad()) };
+    let text: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD]
+        .iter()
+        .find_map(|engine| engine.decode(&text).ok())
+        .ok_or_else(bad)
+}
+
+/// `multipart/form-data` (RFC 7578): one part per field, one per array item; files as
+/// `application/octet-stream` parts, objects as JSON parts, the rest as text.
+fn multipart(value: &Value, files: &[&str]) -> Result<(String, Vec<u8>), ToolError> {
+    let Value::Object(map) = value else {
+        return Err(ToolError::new(
+            codes::INVALID_ARGUMENT,
+            "a multipart body must be an object",
+            "Pass the body as an object of fields.",
+        ));
+    };
+    let mut parts: Vec<(String, Option<&'static str>, Vec<u8>)> = Vec::new();
+    for (name, v) in map {
+        let items: Vec<&Value> = match v {
+            Value::Array(items) if files.contains(&name.as_str()) || items.iter().all(|i| !i.is_object()) => {
+                items.iter().collect()
             }
-            Ok(form.finish().into_bytes())
+            other => vec![other],
+        };
+        for item in items {
+            if files.contains(&name.as_str()) {
+                parts.push((name.clone(), Some("application/octet-stream"), decode_file(name, item)?));
+            } else if item.is_object() || item.is_array() {
+                parts.push((name.clone(), Some("application/json"), item.to_string().into_bytes()));
+            } else if !item.is_null() {
+                parts.push((name.clone(), None, params::scalar(item).into_bytes()));
+            }
         }
     }
+    // A boundary that occurs in no part.
+    let mut n = 0u32;
+    let boundary = loop {
+        let b = format!("mcp-gen-boundary-{n:08x}");
+        if !parts.iter().any(|(_, _, bytes)| bytes.windows(b.len()).any(|w| w == b.as_bytes())) {
+            break b;
+        }
+        n += 1;
+    };
+    let mut body = Vec::new();
+    for (name, content_type, bytes) in parts {
+        let name = name.replace('"', "%22").replace(['\r', '\n'], " ");
+        body.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+        match content_type {
+            Some(ct @ "application/octet-stream") => body.extend_from_slice(
+                format!(
+                    "Content-Disposition: form-data; name=\"{name}\"; filename=\"{name}\"\r\nContent-Type: {ct}\r\n\r\n"
+                )
+                .as_bytes(),
+            ),
+            Some(ct) => body.extend_from_slice(
+                format!("Content-Disposition: form-data; name=\"{name}\"\r\nContent-Type: {ct}\r\n\r\n").as_bytes(),
+            ),
+            None => {
+                body.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes())
+            }
+        }
+        body.extend_from_slice(&bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    Ok((format!("multipart/form-data; boundary={boundary}"), body))
+}
+
+fn form(value: &Value) -> Result<Vec<u8>, ToolError> {
+    let Value::Object(map) = value else {
+        return Err(ToolError::new(
+            codes::INVALID_ARGUMENT,
+            "a form body must be an object",
+            "Pass the body as an object of fields.",
+        ));
+    };
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in map {
+        match v {
+            Value::Array(items) => {
+                for i in items {
+                    form.append_pair(k, &params::scalar(i));
+                }
+            }
+            other => {
+                form.append_pair(k, &params::scalar(other));
+            }
+        }
+    }
+    Ok(form.finish().into_bytes())
 }
 
 fn success(tool: &ToolDecl, status: u16, content_type: &str, bytes: &[u8]) -> CallToolResult {
@@ -435,6 +523,56 @@ mod tests {
         let (ct, body) = req.body.unwrap();
         assert_eq!(ct, "application/json");
         assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), json!({"name": "Rex", "id": 7}));
+    }
+
+    #[test]
+    fn files_travel_as_base64_and_arrive_as_bytes() {
+        static UPLOAD: ToolDecl = ToolDecl {
+            name: "upload_image",
+            method: Method::Post,
+            path: "/pets/{petId}/image",
+            args: &[
+                ArgDecl { name: "petId", target: Target::Path { name: "petId", style: Style::Simple, explode: false } },
+                ArgDecl { name: "file", target: Target::BodyField("file") },
+                ArgDecl { name: "caption", target: Target::BodyField("caption") },
+                ArgDecl { name: "meta", target: Target::BodyField("meta") },
+            ],
+            body: Some(BodyDecl {
+                media_type: "multipart/form-data",
+                encoding: Encoding::Multipart { files: &["file"] },
+            }),
+            rest_to_body: false,
+            security: &[],
+            list_tool: None,
+        };
+        // "\x89PNG" base64-encoded.
+        let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
+        let req = build(&UPLOAD, args.as_object().unwrap(), "http://up", vec![]).unwrap();
+        let (ct, body) = req.body.unwrap();
+        let boundary = ct.strip_prefix("multipart/form-data; boundary=").unwrap();
+        let text = String::from_utf8_lossy(&body);
+        assert!(body.windows(4).any(|w| w == b"\x89PNG"), "{text}");
+        assert!(text.contains("name=\"file\"; filename=\"file\"\r\nContent-Type: application/octet-stream\r\n\r\n"));
+        assert!(text.contains("name=\"caption\"\r\n\r\na \"cat\"\r\n"));
+        assert!(text.contains("name=\"meta\"\r\nContent-Type: application/json\r\n\r\n{\"k\":1}\r\n"));
+        assert!(text.ends_with(&format!("--{boundary}--\r\n")));
+
+        let err = build(&UPLOAD, json!({"petId": 1, "file": "not base64!"}).as_object().unwrap(), "http://up", vec![])
+            .unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("file"), "{err:?}");
+
+        static RAW: ToolDecl = ToolDecl {
+            name: "put_object",
+            method: Method::Put,
+            path: "/objects",
+            args: &[ArgDecl { name: "body", target: Target::Body }],
+            body: Some(BodyDecl { media_type: "application/pdf", encoding: Encoding::Binary }),
+            rest_to_body: false,
+            security: &[],
+            list_tool: None,
+        };
+        let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
+        assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));
     }
 
     #[test]

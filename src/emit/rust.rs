@@ -167,7 +167,12 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
             let enc = match b.encoding {
                 BodyEncoding::Json => quote!(Encoding::Json),
                 BodyEncoding::Form => quote!(Encoding::Form),
+                BodyEncoding::Multipart => {
+                    let files = b.files.iter().map(|f| lit(f));
+                    quote!(Encoding::Multipart { files: &[#(#files),*] })
+                }
                 BodyEncoding::Text => quote!(Encoding::Text),
+                BodyEncoding::Binary => quote!(Encoding::Binary),
             };
             quote!(Some(BodyDecl { media_type: #media, encoding: #enc }))
         }

@@ -152,6 +152,8 @@ pub struct BodyPlan {
     pub media_type: String,
     pub encoding: BodyEncoding,
     pub required: bool,
+    /// Multipart fields that carry files (their arguments are base64 strings).
+    pub files: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -412,19 +414,27 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
         args.push(Arg { name, target, required: p.required, schema: p.schema.clone() });
     }
     let Some(body) = &op.body else { return (args, None, None) };
-    let plan = BodyPlan { media_type: body.media_type.clone(), encoding: body.encoding, required: body.required };
+    let mut plan = BodyPlan {
+        media_type: body.media_type.clone(),
+        encoding: body.encoding,
+        required: body.required,
+        files: Vec::new(),
+    };
     let shape = api.defs.follow(&body.schema);
     // An optional body with required fields cannot be flattened: "these fields are required
     // when a body is sent" has no top-level form, so it stays one optional `body` argument.
     let required_inside = shape.get("required").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
     let mergeable = (body.required || !required_inside)
-        && body.encoding != BodyEncoding::Text
+        && !matches!(body.encoding, BodyEncoding::Text | BodyEncoding::Binary)
         && shape.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty())
         && shape.get("type").is_none_or(|t| t == "object")
         && !WHOLE_BODY_KEYWORDS.iter().any(|k| shape.get(*k).is_some());
     if !mergeable {
         let name = unique("body", "request", &mut taken);
-        let mut schema = body.schema.clone();
+        let mut schema = match body.encoding {
+            BodyEncoding::Binary => as_base64(&body.schema, Some(&body.media_type)),
+            _ => body.schema.clone(),
+        };
         if let (Some(d), Value::Object(map)) = (&body.description, &mut schema)
             && !map.contains_key("description")
         {
@@ -447,11 +457,16 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
                 continue;
             }
             let name = unique(prop, "body", &mut taken);
+            let mut schema = schema.clone();
+            if body.encoding == BodyEncoding::Multipart && is_binary(api.defs.follow(&schema), &api.defs) {
+                schema = as_base64(&schema, None);
+                plan.files.push(prop.clone());
+            }
             args.push(Arg {
                 name,
                 target: Target::BodyField { name: prop.clone() },
                 required: body.required && required.contains(prop.as_str()),
-                schema: schema.clone(),
+                schema,
             });
         }
     }
@@ -461,6 +476,54 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
         Some(schema) => Some(schema.clone()),
     };
     (args, Some(plan), rest)
+}
+
+/// A file in a multipart body: a binary string (3.0 `format: binary`, 3.1 a media type without
+/// an encoding), or an array of them.
+fn is_binary(schema: &Value, defs: &Defs) -> bool {
+    let binary = |s: &Value| {
+        s.get("type").and_then(Value::as_str) == Some("string")
+            && (s.get("format").and_then(Value::as_str) == Some("binary")
+                || (s.get("contentMediaType").is_some() && s.get("contentEncoding").is_none()))
+    };
+    binary(schema)
+        || (schema.get("type").and_then(Value::as_str) == Some("array")
+            && schema.get("items").is_some_and(|i| binary(defs.follow(i))))
+}
+
+/// A file as a JSON argument: base64 text (`contentEncoding`), the format that only meant
+/// "raw bytes" dropped, every other keyword kept.
+fn as_base64(schema: &Value, media_type: Option<&str>) -> Value {
+    let one = |s: &Value| {
+        let mut m = s.as_object().cloned().unwrap_or_default();
+        if m.get("format").and_then(Value::as_str) == Some("binary") {
+            m.shift_remove("format");
+        }
+        m.insert("type".to_owned(), json!("string"));
+        m.insert("contentEncoding".to_owned(), json!("base64"));
+        if let Some(media) = media_type {
+            m.entry("contentMediaType").or_insert_with(|| json!(media));
+        }
+        let note = "The file's bytes, base64-encoded.";
+        match m.get_mut("description") {
+            Some(Value::String(d)) if !d.contains("base64") => d.push_str(&format!(" {note}")),
+            Some(_) => {}
+            None => {
+                m.insert("description".to_owned(), json!(note));
+            }
+        }
+        Value::Object(m)
+    };
+    match schema.get("type").and_then(Value::as_str) {
+        Some("array") => {
+            let mut m = schema.as_object().cloned().unwrap_or_default();
+            if let Some(items) = m.get("items").cloned() {
+                m.insert("items".to_owned(), one(&items));
+            }
+            Value::Object(m)
+        }
+        _ => one(schema),
+    }
 }
 
 /// D2: an id path parameter says which tool lists the ids, so the model does not guess them.

@@ -140,7 +140,11 @@ pub struct Parameter {
 pub enum BodyEncoding {
     Json,
     Form,
+    /// `multipart/form-data`: fields as parts; binary fields arrive base64-encoded.
+    Multipart,
     Text,
+    /// Any other single media type (a file upload): the body is the bytes, base64-encoded.
+    Binary,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -708,7 +712,13 @@ impl<'d> Resolver<'d, '_> {
             .map(|c| (c, BodyEncoding::Json))
             .or_else(|| pick(&is_json).map(|c| (c, BodyEncoding::Json)))
             .or_else(|| pick(&|m| m.starts_with("application/x-www-form-urlencoded")).map(|c| (c, BodyEncoding::Form)))
-            .or_else(|| pick(&|m| m.starts_with("text/")).map(|c| (c, BodyEncoding::Text)));
+            .or_else(|| pick(&|m| m.starts_with("multipart/form-data")).map(|c| (c, BodyEncoding::Multipart)))
+            .or_else(|| pick(&|m| m.starts_with("text/")).map(|c| (c, BodyEncoding::Text)))
+            .or_else(|| {
+                // Bytes of one type (an upload): the first declared type that names one.
+                pick(&|m| m.contains('/') && !m.contains('*') && !m.starts_with("multipart/"))
+                    .map(|c| (c, BodyEncoding::Binary))
+            });
         let Some(((media, media_obj), encoding)) = chosen else {
             let types: Vec<&str> = content.keys().map(String::as_str).collect();
             return Err(format!("request body media type {} is not supported yet", types.join(", ")));
@@ -717,6 +727,7 @@ impl<'d> Resolver<'d, '_> {
         let schema = match media_obj.get("schema") {
             Some(s) => self.table.normalize(s, &schema_at, self.report),
             None if encoding == BodyEncoding::Text => serde_json::json!({"type": "string"}),
+            None if encoding == BodyEncoding::Binary => serde_json::json!({"type": "string", "format": "binary"}),
             None => Value::Bool(true),
         };
         let media_type = if media == "*/*" { "application/json".to_owned() } else { media.clone() };
@@ -833,7 +844,7 @@ paths:
     post:
       requestBody:
         content:
-          application/octet-stream: {schema: {type: string, format: binary}}
+          multipart/mixed: {schema: {type: string}}
       responses: {'204': {description: done}}
 "#);
         assert!(api.operations.is_empty());

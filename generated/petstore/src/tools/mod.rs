@@ -15,6 +15,7 @@ pub mod place_order;
 pub mod update_pet;
 pub mod update_pet_with_form;
 pub mod update_user;
+pub mod upload_file;
 /// Every tool, sorted by name.
 pub static ALL: &[&mcp_gen_runtime::decl::ToolDecl] = &[
     &add_pet::TOOL,
@@ -32,4 +33,5 @@ pub static ALL: &[&mcp_gen_runtime::decl::ToolDecl] = &[
     &update_pet::TOOL,
     &update_pet_with_form::TOOL,
     &update_user::TOOL,
+    &upload_file::TOOL,
 ];
