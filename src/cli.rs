@@ -50,6 +50,32 @@ pub enum Command {
         #[command(flatten)]
         spec: SpecArgs,
     },
+    /// Print the plan as JSON: every tool with its source operation and where each argument
+    /// goes upstream, and every operation left out with the reason.
+    Plan {
+        #[command(flatten)]
+        spec: SpecArgs,
+    },
+    /// Count o200k_base tokens of what the model reads of each tool (name, description,
+    /// inputSchema) and in total; exit 1 over a budget.
+    Tokens {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Fail when the whole catalog's visible tokens exceed this.
+        #[arg(long, value_name = "TOKENS")]
+        budget: Option<usize>,
+        /// Fail when any one tool's visible tokens exceed this.
+        #[arg(long, value_name = "TOKENS")]
+        max_per_tool: Option<usize>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a published JSON Schema of mcp-gen's own formats.
+    Schema {
+        #[command(subcommand)]
+        what: SchemaWhat,
+    },
     /// Check that every validation constraint of the source document reaches the emitted tool
     /// schemas (exit 1 when one does not). Used by the corpus sweep (`scripts/corpus-sweep.py`).
     Fidelity {
@@ -88,6 +114,12 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SchemaWhat {
+    /// The overlay format v1 (also in `schemas/overlay-v1.schema.json`).
+    Overlay,
 }
 
 pub fn main() -> ExitCode {
@@ -180,6 +212,67 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
             }
             if result.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Command::Plan { spec } => {
+            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+            match serde_json::to_string_pretty(&crate::plan::review::review(&output.catalog)) {
+                Ok(text) => {
+                    println!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(_) => ExitCode::from(2),
+            }
+        }
+        Command::Tokens { spec, budget, max_per_tool, json } => {
+            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+            let tokens = crate::tokens::price(&output.catalog);
+            if json {
+                println!("{}", tokens.to_json());
+            } else {
+                let mut rows: Vec<&crate::tokens::ToolTokens> = tokens.tools.iter().collect();
+                rows.sort_by(|a, b| b.visible.cmp(&a.visible).then_with(|| a.name.cmp(&b.name)));
+                println!("{:>8} {:>8}  tool", "visible", "output");
+                for t in rows {
+                    println!("{:>8} {:>8}  {}", t.visible, t.output, t.name);
+                }
+                println!(
+                    "{} tool(s): {} visible tokens ({} per tool), {} in output schemas (o200k_base)",
+                    tokens.tools.len(),
+                    tokens.visible(),
+                    tokens.per_tool(),
+                    tokens.output()
+                );
+            }
+            let mut over = false;
+            if let Some(b) = budget
+                && tokens.visible() > b
+            {
+                eprintln!("error[token-budget]: the catalog costs {} tokens, over the budget of {b}", tokens.visible());
+                over = true;
+            }
+            if let Some(m) = max_per_tool {
+                for t in tokens.tools.iter().filter(|t| t.visible > m) {
+                    eprintln!(
+                        "error[token-budget]: `{}` costs {} tokens, over the limit of {m} per tool",
+                        t.name, t.visible
+                    );
+                    over = true;
+                }
+            }
+            if over {
+                eprintln!(
+                    "  = help: shorten descriptions in the overlay, exclude operations, or split the API into toolsets"
+                );
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Command::Schema { what: SchemaWhat::Overlay } => {
+            print!("{}", crate::overlay::json_schema());
+            ExitCode::SUCCESS
         }
         Command::Normalize { schema } => match crate::json_schema::normalize(&SourceInput::Path(schema)) {
             Ok((value, report)) => {

@@ -20,6 +20,7 @@ pub mod plan;
 pub mod resolve;
 pub mod schema;
 pub mod settings;
+pub mod tokens;
 pub mod write;
 
 pub use diag::{Diagnostic, Report, Severity, codes};

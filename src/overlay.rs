@@ -12,12 +12,14 @@ use serde_json::Value;
 use crate::diag::{Diagnostic, Report, codes, join_pointer};
 use crate::resolve::{Api, Method, Operation};
 
-/// The overlay document as written.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+/// An mcp-gen overlay (format v1): the team's tool intents for one API description.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "mcp-gen overlay v1")]
 pub struct Overlay {
     /// Format version; must be 1.
     #[serde(rename = "mcp-gen")]
+    #[schemars(range(min = 1, max = 1))]
     pub format: u32,
     #[serde(default)]
     pub server: ServerOverlay,
@@ -29,23 +31,37 @@ pub struct Overlay {
     pub tools: BTreeMap<String, ToolOverlay>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+/// The server's identity and instructions.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerOverlay {
     /// Short name of the server; the crate is `<name>-mcp`.
     pub name: Option<String>,
+    /// Human title of the server.
     pub title: Option<String>,
     /// Server instructions sent to clients (CONTRACT T7).
     pub instructions: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+/// One tool: the operation it calls and what the model reads about it.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolOverlay {
     /// operationId, or `METHOD /path`.
     pub operation: String,
+    /// A short human title (annotations.title).
     pub title: Option<String>,
+    /// What the model reads: replaces the description written from the spec.
     pub description: Option<String>,
+}
+
+/// The overlay format's JSON Schema (2020-12), as `mcp-gen schema overlay` prints it and
+/// `schemas/overlay-v1.schema.json` publishes it.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Overlay);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// What the overlay asks for, checked against the API: tool intents keyed by operation index.
@@ -64,10 +80,15 @@ pub fn parse(file: &str, value: Value, report: &mut Report) -> Option<Overlay> {
         Ok(o) => o,
         Err(e) => {
             let pointer = pointer_of(e.path());
+            let message = e.inner().to_string();
+            let help = match unknown_field_suggestion(&message) {
+                Some(s) => format!("did you mean `{s}`? (the format: `mcp-gen schema overlay`)"),
+                None => "see the overlay format: `mcp-gen schema overlay` prints its JSON Schema".to_owned(),
+            };
             report.push(
-                Diagnostic::error(codes::OVERLAY, format!("invalid overlay: {}", e.inner()))
+                Diagnostic::error(codes::OVERLAY, format!("invalid overlay: {message}"))
                     .at(file, pointer)
-                    .with_help("see `mcp-gen` README for the overlay format v1"),
+                    .with_help(help),
             );
             return None;
         }
@@ -117,6 +138,21 @@ pub fn find_operation(api: &Api, target: &str) -> Vec<usize> {
         .filter(|(_, o)| o.operation_id.as_deref() == Some(target))
         .map(|(i, _)| i)
         .collect()
+}
+
+/// For serde's "unknown field `titel`, expected one of `operation`, `title`, …", the closest
+/// expected field.
+fn unknown_field_suggestion(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (field, expected) = rest.split_once('`')?;
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|name| (strsim::normalized_damerau_levenshtein(field, name), name))
+        .filter(|(score, _)| *score > 0.5)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, name)| name.to_owned())
 }
 
 fn suggestion(api: &Api, target: &str) -> String {

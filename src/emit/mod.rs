@@ -139,7 +139,11 @@ fn template_context(catalog: &Catalog, settings: &Settings) -> Value {
         .iter()
         .map(|e| BTreeMap::from([("operation", e.operation.clone()), ("reason", e.reason.clone())]))
         .collect();
+    let tokens = crate::tokens::price(catalog);
     json!({
+        "tokens_visible": tokens.visible(),
+        "tokens_per_tool": tokens.per_tool(),
+        "tokens_output": tokens.output(),
         "mcp_gen_version": env!("CARGO_PKG_VERSION"),
         "source": catalog.source.file_name,
         "crate_name": catalog.server.crate_name,

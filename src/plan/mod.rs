@@ -5,6 +5,7 @@
 
 pub mod describe;
 pub mod naming;
+pub mod review;
 
 use std::collections::{BTreeMap, BTreeSet};
 

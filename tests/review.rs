@@ -1,0 +1,114 @@
+//! The review surfaces: the overlay's published JSON Schema, `mcp-gen plan` and the token price
+//! of the example catalogs (CONTRACT T6: CI holds them to their budgets).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn mcp_gen(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-gen")).args(args).current_dir(repo()).output().unwrap()
+}
+
+#[test]
+fn the_published_overlay_schema_is_current_and_accepts_the_example_overlays() {
+    let published = std::fs::read_to_string(repo().join("schemas/overlay-v1.schema.json")).unwrap();
+    assert_eq!(
+        published,
+        mcp_gen::overlay::json_schema(),
+        "schemas/overlay-v1.schema.json is stale: `cargo run -q -- schema overlay > schemas/overlay-v1.schema.json`"
+    );
+    let out = mcp_gen(&["schema", "overlay"]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), published);
+    let schema: Value = serde_json::from_str(&published).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for name in ["petstore", "bookshelf"] {
+        let text = std::fs::read_to_string(repo().join(format!("specs/{name}/overlay.yaml"))).unwrap();
+        let mut sources = mcp_gen::load::Sources::default();
+        let mut report = mcp_gen::Report::new();
+        let (_, overlay) = mcp_gen::load::read_value(
+            &mcp_gen::SourceInput::Text { name: "overlay.yaml".into(), text },
+            &mut sources,
+            &mut report,
+        )
+        .unwrap();
+        assert!(validator.is_valid(&overlay), "specs/{name}/overlay.yaml does not match the published schema");
+    }
+    let bad: Value = serde_json::json!({"mcp-gen": 1, "tools": {"t": {"operation": "x", "titel": "y"}}});
+    assert!(!validator.is_valid(&bad), "unknown keys are rejected by the schema too");
+    let wrong_version: Value = serde_json::json!({"mcp-gen": 2});
+    assert!(!validator.is_valid(&wrong_version));
+}
+
+#[test]
+fn a_misspelt_overlay_key_gets_a_located_suggestion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let overlay = tmp.path().join("overlay.yaml");
+    std::fs::write(&overlay, "mcp-gen: 1\nserver:\n  instructons: Manage pets.\n").unwrap();
+    let out = mcp_gen(&["catalog", "--spec", "specs/petstore/openapi.yaml", "--overlay", overlay.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("unknown field `instructons`"), "{err}");
+    assert!(err.contains("overlay.yaml:3:3"), "{err}");
+    assert!(err.contains("did you mean `instructions`?"), "{err}");
+}
+
+#[test]
+fn plan_shows_where_every_argument_goes_and_what_was_left_out() {
+    let out = mcp_gen(&["plan", "--spec", "specs/bookshelf/openapi.json", "--overlay", "specs/bookshelf/overlay.yaml"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tools = plan["tools"].as_array().unwrap();
+    let catalog =
+        mcp_gen(&["catalog", "--spec", "specs/bookshelf/openapi.json", "--overlay", "specs/bookshelf/overlay.yaml"]);
+    let catalog: Value = serde_json::from_slice(&catalog.stdout).unwrap();
+    let names =
+        |v: &Value| v.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+    assert_eq!(names(&plan["tools"]), names(&catalog["tools"]));
+    for tool in tools {
+        assert!(tool["operation"]["pointer"].as_str().unwrap().starts_with("#/paths/"), "{tool}");
+        for arg in tool["arguments"].as_array().unwrap() {
+            let place = arg["source"]["in"].as_str().unwrap();
+            assert!(["path", "query", "header", "cookie", "body"].contains(&place), "{arg}");
+        }
+    }
+    let left: Vec<&str> = plan["leftOut"].as_array().unwrap().iter().map(|l| l["reason"].as_str().unwrap()).collect();
+    assert!(left.contains(&"excluded by the overlay"), "{left:?}");
+}
+
+#[test]
+fn example_catalogs_stay_within_their_token_budgets() {
+    // Budgets: today's price plus about 10%. Raise one only with a reason in the commit.
+    for (spec, overlay, budget, per_tool) in [
+        ("specs/petstore/openapi.yaml", "specs/petstore/overlay.yaml", "1800", "230"),
+        ("specs/bookshelf/openapi.json", "specs/bookshelf/overlay.yaml", "1100", "275"),
+    ] {
+        let out = mcp_gen(&[
+            "tokens",
+            "--spec",
+            spec,
+            "--overlay",
+            overlay,
+            "--budget",
+            budget,
+            "--max-per-tool",
+            per_tool,
+            "--json",
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{spec}: {err}");
+        let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(t["encoding"], "o200k_base");
+        assert!(t["visible_total"].as_u64().unwrap() > 100, "{t}");
+    }
+    // Over a budget: exit 1, named.
+    let out = mcp_gen(&["tokens", "--spec", "specs/petstore/openapi.yaml", "--budget", "10"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[token-budget]"));
+}
