@@ -24,6 +24,7 @@ pub mod codes {
     pub const NAME_COLLISION: &str = "name-collision";
     pub const EMPTY_CATALOG: &str = "empty-catalog";
     pub const OUTPUT_TRIMMED: &str = "output-schema-trimmed";
+    pub const INJECTION: &str = "D3-injection";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -315,11 +315,33 @@ fn tool(
     overlay: Option<&crate::overlay::ToolOverlay>,
     report: &mut Report,
 ) -> Tool {
-    let fallback = format!("{} (`{}`)", describe::humanize(&name), op.label());
-    let description = overlay
-        .and_then(|o| o.description.as_deref())
-        .map(|d| describe::shorten(&describe::clean(d), 1024))
-        .unwrap_or_else(|| describe::description(op, &fallback));
+    let fallback = format!("{} ({}).", describe::humanize(&name), op.label());
+    // The overlay is the team's own text; the spec's is untrusted (D3).
+    let description = match overlay.and_then(|o| o.description.as_deref()) {
+        Some(d) => describe::shorten(&describe::clean(d), 1024),
+        None => {
+            let written = describe::description(op, &fallback);
+            let (kept, dropped) = describe::untrusted(&written);
+            if !dropped.is_empty() {
+                report.push(
+                    Diagnostic::warning(
+                        codes::INJECTION,
+                        format!(
+                            "{}: {} sentence(s) of the description address the model and are left out: \"{}\"",
+                            op.label(),
+                            dropped.len(),
+                            describe::shorten(&dropped.join(" "), 160)
+                        ),
+                    )
+                    .at(&api.file, &op.pointer)
+                    .with_help(
+                        "describe what the operation does; set the tool's description in the overlay to override",
+                    ),
+                );
+            }
+            if kept.is_empty() { fallback.clone() } else { kept }
+        }
+    };
     let title = overlay.and_then(|o| o.title.clone()).unwrap_or_else(|| describe::title(op, &name));
     let (args, body, rest) = arguments(api, op, report);
     Tool {
