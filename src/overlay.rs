@@ -26,6 +26,10 @@ pub struct Overlay {
     /// Operations to leave out: operationIds or `METHOD /path`.
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Operations to keep although they look internal, meta or deprecated (T4 leaves those out
+    /// by default): operationIds or `METHOD /path`.
+    #[serde(default)]
+    pub include: Vec<String>,
     /// Tools by name.
     #[serde(default)]
     pub tools: BTreeMap<String, ToolOverlay>,
@@ -70,6 +74,8 @@ pub struct Intents {
     pub server: ServerOverlay,
     /// Indexes of the operations the overlay excludes.
     pub excluded: BTreeSet<usize>,
+    /// Indexes of the operations the overlay keeps whatever T4 says.
+    pub included: BTreeSet<usize>,
     /// Operation index → (tool name, overlay entry).
     pub tools: BTreeMap<usize, (String, ToolOverlay)>,
 }
@@ -194,6 +200,26 @@ pub fn apply(api: &Api, overlay: Option<(&str, &Overlay)>, report: &mut Report) 
             );
         }
         intents.excluded.extend(found);
+    }
+    for (i, target) in overlay.include.iter().enumerate() {
+        let found = find_operation(api, target);
+        if found.is_empty() {
+            report.push(
+                Diagnostic::warning(codes::OVERLAY_UNUSED, format!("include entry `{target}` matches no operation"))
+                    .at(file, format!("/include/{i}"))
+                    .with_help(suggestion(api, target)),
+            );
+        }
+        for index in found {
+            if intents.excluded.contains(&index) {
+                report.push(
+                    Diagnostic::error(codes::OVERLAY, format!("`{target}` is both included and excluded"))
+                        .at(file, format!("/include/{i}"))
+                        .with_help("remove one of the two entries"),
+                );
+            }
+            intents.included.insert(index);
+        }
     }
     for (name, tool) in &overlay.tools {
         let at = join_pointer("/tools", name);

@@ -138,3 +138,39 @@ paths:
     assert!(warning.message.contains("2 sentence(s)"), "{}", warning.message);
     assert!(warning.location.as_ref().unwrap().line.is_some());
 }
+
+#[test]
+fn internal_meta_and_deprecated_operations_are_left_out_unless_included() {
+    let spec = r#"
+openapi: 3.0.3
+info: {title: T, version: "1"}
+paths:
+  /pets: {get: {operationId: listPets, responses: {"200": {description: ok}}}}
+  /v1/healthz: {get: {operationId: health, responses: {"200": {description: ok}}}}
+  /admin/reindex: {post: {operationId: reindex, responses: {"204": {description: done}}}}
+  /old: {get: {operationId: old, deprecated: true, responses: {"200": {description: ok}}}}
+  /secret: {get: {operationId: secret, x-internal: true, responses: {"200": {description: ok}}}}
+"#;
+    let run = |overlay: Option<&str>| {
+        let input = mcp_gen::Input {
+            spec: mcp_gen::SourceInput::Text { name: "spec.yaml".into(), text: spec.into() },
+            overlay: overlay.map(|o| mcp_gen::SourceInput::Text { name: "overlay.yaml".into(), text: o.into() }),
+        };
+        mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap()
+    };
+    let out = run(None);
+    let names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["list_pets"]);
+    let reasons: Vec<(&str, &str)> =
+        out.catalog.excluded.iter().map(|e| (e.operation.as_str(), e.reason.as_str())).collect();
+    assert_eq!(reasons.len(), 4, "{reasons:?}");
+    assert!(reasons.iter().all(|(_, r)| r.contains("(T4; keep it with the overlay's `include`)")), "{reasons:?}");
+    assert!(reasons.contains(&("GET /old", "deprecated (T4; keep it with the overlay's `include`)")), "{reasons:?}");
+
+    // The overlay keeps them: by `include`, or by naming a tool for the operation.
+    let out =
+        run(Some("mcp-gen: 1\ninclude: [old, 'GET /v1/healthz']\ntools:\n  reindex_search: {operation: reindex}\n"));
+    let names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["health", "list_pets", "old", "reindex_search"]);
+    assert_eq!(out.catalog.excluded.len(), 1, "only the x-internal one is still left out");
+}

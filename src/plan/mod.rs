@@ -6,6 +6,7 @@
 pub mod describe;
 pub mod naming;
 pub mod review;
+pub mod select;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -185,11 +186,20 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
         .collect();
     let mut chosen: Vec<(usize, &Operation)> = Vec::new();
     for (i, op) in api.operations.iter().enumerate() {
+        let kept = intents.included.contains(&i) || intents.tools.contains_key(&i);
         if intents.excluded.contains(&i) {
             excluded.push(Exclusion {
                 operation: op.label(),
                 operation_id: op.operation_id.clone(),
                 reason: "excluded by the overlay".to_owned(),
+            });
+        } else if let Some(reason) = select::left_out_by_default(op)
+            && !kept
+        {
+            excluded.push(Exclusion {
+                operation: op.label(),
+                operation_id: op.operation_id.clone(),
+                reason: format!("{reason} (T4; keep it with the overlay's `include`)"),
             });
         } else {
             chosen.push((i, op));
