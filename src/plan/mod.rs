@@ -185,6 +185,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
         })
         .collect();
     let mut chosen: Vec<(usize, &Operation)> = Vec::new();
+    let defaults = select::defaults(&api.operations);
     for (i, op) in api.operations.iter().enumerate() {
         let kept = intents.included.contains(&i) || intents.tools.contains_key(&i);
         if intents.excluded.contains(&i) {
@@ -193,7 +194,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
                 operation_id: op.operation_id.clone(),
                 reason: "excluded by the overlay".to_owned(),
             });
-        } else if let Some(reason) = select::left_out_by_default(op)
+        } else if let Some(reason) = &defaults[i]
             && !kept
         {
             excluded.push(Exclusion {

@@ -36,14 +36,54 @@ const META: &[&str] = &[
 /// First path segments of admin and internal route trees.
 const INTERNAL: &[&str] = &["admin", "internal", "_internal", "debug", "_debug", "__debug__"];
 
-/// Why `op` is left out by default, if it is.
+/// Why each operation of an API is left out by default, if it is. The rules are judged against
+/// the whole API: when most operations live under `/admin` (an admin API such as Google's Admin
+/// SDK), that is the product, not a side door; when every operation is deprecated, the catalog is
+/// not emptied.
+pub fn defaults(ops: &[Operation]) -> Vec<Option<String>> {
+    let reasons: Vec<Option<Reason>> = ops.iter().map(reason).collect();
+    let count = |kind: Kind| reasons.iter().filter(|r| r.as_ref().is_some_and(|r| r.kind == kind)).count();
+    let admin_api = count(Kind::Route) * 2 > ops.len();
+    let all_deprecated = count(Kind::Deprecated) == ops.len();
+    reasons
+        .into_iter()
+        .map(|r| {
+            let waived = |r: &Reason| match r.kind {
+                Kind::Route => admin_api,
+                Kind::Deprecated => all_deprecated,
+                Kind::Marked | Kind::Meta => false,
+            };
+            r.filter(|r| !waived(r)).map(|r| r.text)
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Marked,
+    Deprecated,
+    Meta,
+    Route,
+}
+
+struct Reason {
+    kind: Kind,
+    text: String,
+}
+
+/// Why `op` is left out by default, judged on its own (see [`defaults`] for the API-level view).
 pub fn left_out_by_default(op: &Operation) -> Option<String> {
+    reason(op).map(|r| r.text)
+}
+
+fn reason(op: &Operation) -> Option<Reason> {
+    let r = |kind, text: String| Some(Reason { kind, text });
     let flag = |key: &str| op.extensions.get(key) == Some(&Value::Bool(true));
     if flag("x-internal") || flag("x-mcp-hidden") {
-        return Some("marked internal in the spec".to_owned());
+        return r(Kind::Marked, "marked internal in the spec".to_owned());
     }
     if op.deprecated {
-        return Some("deprecated".to_owned());
+        return r(Kind::Deprecated, "deprecated".to_owned());
     }
     let segments: Vec<String> = op
         .path
@@ -55,19 +95,26 @@ pub fn left_out_by_default(op: &Operation) -> Option<String> {
     if let [only] = segments.as_slice()
         && META.contains(&only.as_str())
     {
-        return Some(format!("a meta endpoint (`{}`)", op.path));
+        return r(Kind::Meta, format!("a meta endpoint (`{}`)", op.path));
     }
     if let Some(first) = segments.first()
         && INTERNAL.contains(&first.as_str())
     {
-        return Some(format!("an internal or admin route (`{}`)", op.path));
+        return r(Kind::Route, format!("an internal or admin route (`{}`)", op.path));
     }
     None
 }
 
+/// `v1`, `v2.1`, `1.0`: not a bare number such as a status code.
 fn is_version(segment: &str) -> bool {
-    let rest = segment.strip_prefix('v').unwrap_or(segment);
-    !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+    let (rest, prefixed) = match segment.strip_prefix('v') {
+        Some(r) => (r, true),
+        None => (segment, false),
+    };
+    !rest.is_empty()
+        && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && (prefixed || rest.contains('.'))
+        && rest.starts_with(|c: char| c.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -109,8 +156,30 @@ mod tests {
         assert!(left_out_by_default(&op("/pets", true, None)).is_some());
         assert!(left_out_by_default(&op("/pets", false, Some("x-internal"))).is_some());
         // Resources that merely contain such words stay.
-        for path in ["/pets", "/orders/{id}/status", "/v1/users/{id}/health-records", "/reports/metrics", "/versions"] {
+        for path in [
+            "/pets",
+            "/orders/{id}/status",
+            "/v1/users/{id}/health-records",
+            "/reports/metrics",
+            "/versions",
+            "/status/200",
+        ] {
             assert_eq!(left_out_by_default(&op(path, false, None)), None, "{path}");
         }
+    }
+
+    #[test]
+    fn an_admin_api_or_a_deprecated_one_keeps_its_tools() {
+        let admin: Vec<Operation> =
+            ["/admin/users", "/admin/groups", "/health"].iter().map(|p| op(p, false, None)).collect();
+        let d = defaults(&admin);
+        assert_eq!(d[0], None);
+        assert_eq!(d[1], None);
+        assert!(d[2].is_some(), "the probe still goes");
+        let old: Vec<Operation> = ["/a", "/b"].iter().map(|p| op(p, true, None)).collect();
+        assert_eq!(defaults(&old), vec![None, None]);
+        let mixed: Vec<Operation> = vec![op("/a", true, None), op("/b", false, None), op("/admin/x", false, None)];
+        let d = defaults(&mixed);
+        assert!(d[0].is_some() && d[1].is_none() && d[2].is_some());
     }
 }
