@@ -50,6 +50,18 @@ pub enum Command {
         #[command(flatten)]
         spec: SpecArgs,
     },
+    /// Compile and report every diagnostic: spec and overlay problems and the contract lint
+    /// (exit 1 on errors, or on warnings with --deny-warnings).
+    Lint {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Print the diagnostics as JSON (code, severity, message, file, pointer, line, column, help).
+        #[arg(long)]
+        json: bool,
+        /// Count warnings as errors.
+        #[arg(long)]
+        deny_warnings: bool,
+    },
     /// Print the plan as JSON: every tool with its source operation and where each argument
     /// goes upstream, and every operation left out with the reason.
     Plan {
@@ -212,6 +224,23 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
             }
             if result.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Command::Lint { spec, json, deny_warnings } => {
+            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let input = Input::files(&spec.spec, spec.overlay.clone());
+            let report = match generate(&input, &settings) {
+                Ok(output) => output.diagnostics,
+                Err(report) => report,
+            };
+            if json {
+                println!("{}", report.to_json());
+            } else if report.is_empty() {
+                eprintln!("mcp-gen lint: no findings");
+            } else {
+                eprintln!("{report}");
+            }
+            let warnings = report.diagnostics.iter().any(|d| d.severity == crate::Severity::Warning);
+            if report.has_errors() || (deny_warnings && warnings) { ExitCode::from(1) } else { ExitCode::SUCCESS }
         }
         Command::Plan { spec } => {
             let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
