@@ -31,6 +31,13 @@ pub struct SpecArgs {
     pub name: Option<String>,
 }
 
+impl SpecArgs {
+    /// Settings for the commands that need the catalog, not the crate.
+    fn catalog_settings(&self) -> Settings {
+        Settings { name: self.name.clone(), catalog_only: true, ..Settings::default() }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write a server crate.
@@ -179,7 +186,7 @@ pub fn run(cli: Cli) -> ExitCode {
             }
         }
         Command::Catalog { spec } => {
-            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let settings = spec.catalog_settings();
             let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
             let mut stdout = std::io::stdout().lock();
             let written = stdout.write_all(output.tools_json().as_bytes()).and_then(|()| stdout.flush());
@@ -192,7 +199,7 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Fidelity { spec, json } => {
-            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let settings = spec.catalog_settings();
             let input = Input::files(&spec.spec, spec.overlay.clone());
             let result = match crate::fidelity::check_input(&input, &settings) {
                 Ok(r) => r,
@@ -226,7 +233,7 @@ pub fn run(cli: Cli) -> ExitCode {
             if result.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
         Command::Lint { spec, json, deny_warnings } => {
-            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let settings = spec.catalog_settings();
             let input = Input::files(&spec.spec, spec.overlay.clone());
             let report = match generate(&input, &settings) {
                 Ok(output) => output.diagnostics,
@@ -243,7 +250,7 @@ pub fn run(cli: Cli) -> ExitCode {
             if report.has_errors() || (deny_warnings && warnings) { ExitCode::from(1) } else { ExitCode::SUCCESS }
         }
         Command::Plan { spec } => {
-            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let settings = spec.catalog_settings();
             let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
             match serde_json::to_string_pretty(&crate::plan::review::review(&output.catalog)) {
                 Ok(text) => {
@@ -254,7 +261,7 @@ pub fn run(cli: Cli) -> ExitCode {
             }
         }
         Command::Tokens { spec, budget, max_per_tool, json } => {
-            let settings = Settings { name: spec.name.clone(), catalog_only: true, ..Settings::default() };
+            let settings = spec.catalog_settings();
             let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
             let tokens = crate::tokens::price(&output.catalog);
             if json {

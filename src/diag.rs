@@ -201,6 +201,11 @@ pub fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
+/// The token a JSON Pointer reference token stands for (RFC 6901: `~1` is `/`, `~0` is `~`).
+pub fn unescape_token(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
 /// Appends a token to a pointer.
 pub fn join_pointer(base: &str, token: &str) -> String {
     format!("{base}/{}", escape_token(token))

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use crate::diag::escape_token;
 use crate::load::Sources;
 use crate::plan::{Catalog, Target, Tool};
 use crate::{Input, Report, Settings, generate};
@@ -78,18 +79,11 @@ pub fn check_input(input: &Input, settings: &Settings) -> Result<Fidelity, Repor
     let output = generate(input, settings)?;
     let mut sources = Sources::default();
     let mut report = Report::new();
-    let Some((file, mut source)) = crate::load::read_value(&input.spec, &mut sources, &mut report) else {
-        return Err(report);
-    };
     // Multi-file descriptions: the files are embedded first (a mechanical rewrite of the
     // references, tested on its own); everything after reads the source as written.
-    if crate::load::bundle::has_file_refs(&source) {
-        let path = match &input.spec {
-            crate::load::SourceInput::Path(p) => Some(p.as_path()),
-            crate::load::SourceInput::Text { .. } => None,
-        };
-        crate::load::bundle::bundle(&mut source, &file, path, &mut sources, &mut report);
-    }
+    let Some((_, source)) = crate::load::read_bundled(&input.spec, &mut sources, &mut report) else {
+        return Err(report);
+    };
     let mut result = check(&source, &output.catalog);
     meta_check(&output.catalog, &mut result);
     Ok(result)
@@ -206,7 +200,6 @@ impl<'c, 'a> Checker<'c, 'a> {
                 }
             }
         }
-        let input = self.input;
         let mut form_fields: Vec<&'a Value> = Vec::new();
         for p in params {
             let (Some(name), Some(location)) =
@@ -255,10 +248,7 @@ impl<'c, 'a> Checker<'c, 'a> {
                 }
             };
             let required = location == "path" || p.get("required") == Some(&Value::Bool(true));
-            self.required(&at, required, &arg.name, input);
-            let emitted: Vec<&'c Value> =
-                input.pointer(&format!("/properties/{}", escape(&arg.name))).into_iter().collect();
-            self.compare(&[schema], &emitted, &at, 0, &mut BTreeSet::new());
+            self.argument(schema, &arg.name, required, &at);
         }
         if !form_fields.is_empty() {
             // Swagger 2.0 form parameters: the body is an object of them.
@@ -285,10 +275,7 @@ impl<'c, 'a> Checker<'c, 'a> {
         let input = self.input;
         let at = format!("{} body", self.label);
         if let Some(arg) = self.tool.args.iter().find(|a| a.target == Target::Body) {
-            self.required(&at, body_required, &arg.name, input);
-            let emitted: Vec<&'c Value> =
-                input.pointer(&format!("/properties/{}", escape(&arg.name))).into_iter().collect();
-            self.compare(&[schema], &emitted, &at, 0, &mut BTreeSet::new());
+            self.argument(schema, &arg.name, body_required, &at);
             return;
         }
         let layers = self.source_layers(&[schema]);
@@ -326,15 +313,20 @@ impl<'c, 'a> Checker<'c, 'a> {
     }
 
     fn body_property(&mut self, name: &str, schema: &'a Value, required: bool, at: &str) {
-        let input = self.input;
         let Some(arg) = self.tool.args.iter().find(|a| matches!(&a.target, Target::BodyField { name: n } if n == name))
         else {
             self.lose(at, "property", "no argument carries this body property".to_owned());
             return;
         };
-        self.required(at, required, &arg.name, input);
+        self.argument(schema, &arg.name, required, at);
+    }
+
+    /// One argument: its `required` flag, then its schema against the source's.
+    fn argument(&mut self, schema: &'a Value, arg: &str, required: bool, at: &str) {
+        let input = self.input;
+        self.required(at, required, arg, input);
         let emitted: Vec<&'c Value> =
-            input.pointer(&format!("/properties/{}", escape(&arg.name))).into_iter().collect();
+            input.pointer(&format!("/properties/{}", escape_token(arg))).into_iter().collect();
         self.compare(&[schema], &emitted, at, 0, &mut BTreeSet::new());
     }
 
@@ -565,8 +557,4 @@ impl<'c, 'a> Checker<'c, 'a> {
             detail,
         });
     }
-}
-
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }

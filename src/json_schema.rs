@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::diag::{Diagnostic, Report, codes};
-use crate::load::{SourceInput, Sources, SpecVersion, bundle, read_value};
+use crate::load::{SourceInput, Sources, SpecVersion, read_bundled};
 use crate::resolve::schema::SchemaTable;
 use crate::schema::{Direction, Prepared, finish};
 
@@ -41,13 +41,8 @@ impl Draft {
 pub fn normalize(input: &SourceInput) -> Result<(Value, Report), Report> {
     let mut report = Report::new();
     let mut sources = Sources::default();
-    let located = |mut report: Report, sources: &Sources| {
-        sources.locate(&mut report);
-        report.sort();
-        report
-    };
-    let Some((file, mut doc)) = read_value(input, &mut sources, &mut report) else {
-        return Err(located(report, &sources));
+    let Some((file, doc)) = read_bundled(input, &mut sources, &mut report) else {
+        return Err(sources.finish(report));
     };
     if !doc.is_object() && !doc.is_boolean() {
         report.push(
@@ -55,15 +50,7 @@ pub fn normalize(input: &SourceInput) -> Result<(Value, Report), Report> {
                 .at(&file, "")
                 .with_help("pass a JSON Schema document"),
         );
-        return Err(located(report, &sources));
-    }
-    if bundle::has_file_refs(&doc) {
-        let path = match input {
-            SourceInput::Path(p) => Some(p.as_path()),
-            SourceInput::Text { .. } => None,
-        };
-        let embedded = bundle::bundle(&mut doc, &file, path, &mut sources, &mut report);
-        sources.add_embedded(&file, embedded);
+        return Err(sources.finish(report));
     }
     // Up to draft-07, keywords beside `$ref` are ignored, and exclusive bounds are flags, the
     // rules OpenAPI 3.0 follows; from 2019-09 on, the rules of 3.1.
@@ -75,14 +62,14 @@ pub fn normalize(input: &SourceInput) -> Result<(Value, Report), Report> {
     let root = table.normalize(&doc, "", &mut report);
     table.finish(&mut report);
     if report.has_errors() {
-        return Err(located(report, &sources));
+        return Err(sources.finish(report));
     }
     let prepared = Prepared::new(&table.defs, Direction::Neither);
     let (mut schema, _) = finish(root, &prepared, None, false);
     if let Value::Object(map) = &mut schema {
         map.shift_insert(0, "$schema".to_owned(), Value::String("https://json-schema.org/draft/2020-12/schema".into()));
     }
-    Ok((schema, located(report, &sources)))
+    Ok((schema, sources.finish(report)))
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod json_schema;
 pub mod lint;
 pub mod load;
 pub mod overlay;
+pub mod par;
 pub mod plan;
 pub mod resolve;
 pub mod schema;
@@ -74,36 +75,31 @@ pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
     };
     let mut report = Report::new();
     let mut sources = load::Sources::default();
-    let done = |mut report: Report, sources: &load::Sources| {
-        sources.locate(&mut report);
-        report.sort();
-        report
-    };
 
     let doc = load::load_spec(&input.spec, &mut sources, &mut report);
     let overlay_value = input.overlay.as_ref().and_then(|o| load::read_value(o, &mut sources, &mut report));
     lap("load");
-    let Some(doc) = doc else { return Err(done(report, &sources)) };
+    let Some(doc) = doc else { return Err(sources.finish(report)) };
     if report.has_errors() {
-        return Err(done(report, &sources));
+        return Err(sources.finish(report));
     }
 
     let api = resolve::resolve(&doc, &mut report);
     lap("resolve");
     if report.has_errors() {
-        return Err(done(report, &sources));
+        return Err(sources.finish(report));
     }
 
     let overlay = match overlay_value {
         Some((file, value)) => match overlay::parse(&file, value, &mut report) {
             Some(o) => Some((file, o)),
-            None => return Err(done(report, &sources)),
+            None => return Err(sources.finish(report)),
         },
         None => None,
     };
     let intents = overlay::apply(&api, overlay.as_ref().map(|(f, o)| (f.as_str(), o)), &mut report);
     if report.has_errors() {
-        return Err(done(report, &sources));
+        return Err(sources.finish(report));
     }
 
     let mut catalog = plan::plan(&api, &intents, settings, &mut report);
@@ -129,7 +125,7 @@ pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
     report.extend(lint::lint(&catalog, &api.file));
     lap("lint");
     if report.has_errors() {
-        return Err(done(report, &sources));
+        return Err(sources.finish(report));
     }
 
     // The parsed document and the resolved API are no longer needed; free them (millions of
@@ -142,11 +138,11 @@ pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
         Ok(f) => f,
         Err(e) => {
             report.extend(e.diagnostics);
-            return Err(done(report, &sources));
+            return Err(sources.finish(report));
         }
     };
     lap("emit");
-    let diagnostics = done(report, &sources);
+    let diagnostics = sources.finish(report);
     lap("locate");
     Ok(Output { files, catalog, diagnostics })
 }

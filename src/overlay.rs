@@ -151,37 +151,39 @@ pub fn find_operation(api: &Api, target: &str) -> Vec<usize> {
 fn unknown_field_suggestion(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
     let (field, expected) = rest.split_once('`')?;
-    expected
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(|name| (strsim::normalized_damerau_levenshtein(field, name), name))
-        .filter(|(score, _)| *score > 0.5)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, name)| name.to_owned())
+    closest(field, expected.split('`').skip(1).step_by(2).map(str::to_owned), 0.5)
 }
 
 fn suggestion(api: &Api, target: &str) -> String {
-    // Edit distance is quadratic; a target this long is no typo of an operation id.
-    let fallback = || "name an operationId or `METHOD /path` from the spec (see `mcp-gen plan`)".to_owned();
-    if target.chars().count() > 200 {
-        return fallback();
+    let labels = api.operations.iter().flat_map(|o: &Operation| o.operation_id.clone().into_iter().chain([o.label()]));
+    match closest(target, labels, 0.6) {
+        Some(label) => format!("did you mean `{label}`?"),
+        None => "name an operationId or `METHOD /path` from the spec (see `mcp-gen plan`)".to_owned(),
     }
-    let target_len = target.chars().count();
-    let labels = api
-        .operations
-        .iter()
-        .flat_map(|o: &Operation| o.operation_id.clone().into_iter().chain([o.label()]))
-        // A similarity above 0.6 needs lengths within 40% of each other.
-        .filter(|l| l.chars().count().abs_diff(target_len) * 5 <= 2 * l.chars().count().max(target_len));
-    let best = labels
-        .map(|l| (strsim::normalized_damerau_levenshtein(&l.to_lowercase(), &target.to_lowercase()), l))
-        .filter(|(score, _)| *score > 0.6)
-        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
-    match best {
-        Some((_, label)) => format!("did you mean `{label}`?"),
-        None => fallback(),
+}
+
+/// The candidate most like `target` (case-insensitive edit distance, similarity above `min`),
+/// the alphabetically first on a tie.
+fn closest(target: &str, candidates: impl Iterator<Item = String>, min: f64) -> Option<String> {
+    let len = target.chars().count();
+    // Edit distance is quadratic; a target this long is no typo.
+    if len > 200 {
+        return None;
     }
+    let target = target.to_lowercase();
+    let mut best: Option<(f64, String)> = None;
+    for candidate in candidates {
+        let n = candidate.chars().count();
+        // A similarity above `min` needs lengths that close.
+        if (n.abs_diff(len) as f64) > (1.0 - min) * n.max(len) as f64 {
+            continue;
+        }
+        let score = strsim::normalized_damerau_levenshtein(&candidate.to_lowercase(), &target);
+        if score > min && best.as_ref().is_none_or(|(b, c)| score > *b || (score == *b && candidate < *c)) {
+            best = Some((score, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
 }
 
 /// Checks the overlay against the API.

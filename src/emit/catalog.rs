@@ -50,11 +50,6 @@ fn view(tool: &Tool) -> ToolView<'_> {
     }
 }
 
-/// One tool's `tools/list` entry as a JSON value.
-pub fn tool_value(tool: &Tool) -> Value {
-    serde_json::to_value(view(tool)).unwrap_or(Value::Null)
-}
-
 /// Up to this many tools, `tools.json` is pretty-printed (a reviewer reads it); beyond, it holds
 /// one compact tool per line, which keeps diffs per tool and the file a fraction of the size
 /// (deep schemas indented two spaces a level are mostly whitespace).
@@ -69,13 +64,7 @@ pub fn tools_json(catalog: &Catalog) -> String {
         return "{\n  \"tools\": []\n}\n".to_owned();
     }
     let pretty = catalog.tools.len() <= PRETTY_TOOLS_MAX;
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
-    let chunk = catalog.tools.len().div_ceil(threads).max(64);
-    let parts: Vec<Vec<u8>> = std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            catalog.tools.chunks(chunk).map(|tools| scope.spawn(move || render(tools, pretty))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    });
+    let parts = crate::par::map_slices(&catalog.tools, |tools| render(tools, pretty));
     let mut text = Vec::with_capacity(parts.iter().map(Vec::len).sum::<usize>() + parts.len() * 2 + 32);
     text.extend_from_slice(if pretty { b"{\n  \"tools\": [\n" } else { b"{\"tools\": [\n" });
     for (i, part) in parts.iter().enumerate() {

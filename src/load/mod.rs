@@ -29,6 +29,14 @@ impl SourceInput {
         }
     }
 
+    /// The file, when the input is one (references to other files resolve against it).
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            SourceInput::Path(p) => Some(p),
+            SourceInput::Text { .. } => None,
+        }
+    }
+
     /// The file name alone, for generated headers (no absolute paths in output).
     pub fn file_name(&self) -> String {
         match self {
@@ -83,6 +91,13 @@ impl Sources {
 
     pub fn add_embedded(&mut self, file: &str, embedded: Vec<bundle::Embedded>) {
         self.embedded.insert(file.to_owned(), embedded);
+    }
+
+    /// The report, located ([`Sources::locate`]) and sorted: what a front end shows.
+    pub fn finish(&self, mut report: Report) -> Report {
+        self.locate(&mut report);
+        report.sort();
+        report
     }
 
     /// Fills in line and column for every diagnostic that has a pointer, one pass per file.
@@ -247,16 +262,18 @@ fn detect_format(name: &str, text: &str) -> Format {
 }
 
 /// Loads an API description and checks that it is a version this compiler reads.
-pub fn load_spec(input: &SourceInput, sources: &mut Sources, report: &mut Report) -> Option<Document> {
+/// [`read_value`], with the files its `$ref`s name embedded ([`bundle`]).
+pub fn read_bundled(input: &SourceInput, sources: &mut Sources, report: &mut Report) -> Option<(String, Value)> {
     let (file, mut value) = read_value(input, sources, report)?;
     if bundle::has_file_refs(&value) {
-        let path = match input {
-            SourceInput::Path(p) => Some(p.as_path()),
-            SourceInput::Text { .. } => None,
-        };
-        let embedded = bundle::bundle(&mut value, &file, path, sources, report);
+        let embedded = bundle::bundle(&mut value, &file, input.path(), sources, report);
         sources.add_embedded(&file, embedded);
     }
+    Some((file, value))
+}
+
+pub fn load_spec(input: &SourceInput, sources: &mut Sources, report: &mut Report) -> Option<Document> {
+    let (file, value) = read_bundled(input, sources, report)?;
     let Some(root) = value.as_object() else {
         report.push(
             Diagnostic::error(codes::NOT_A_SPEC, "the document is not an object").at(&file, "").with_help(

@@ -523,12 +523,15 @@ fn schema(s: &Value) -> Value {
     Value::Object(out)
 }
 
+/// Where 2.0 component references point in 3.0: (2.0 prefix, 3.0 prefix).
+const MOVED: &[(&str, &str)] = &[
+    ("#/definitions/", "#/components/schemas/"),
+    ("#/parameters/", "#/components/parameters/"),
+    ("#/responses/", "#/components/responses/"),
+];
+
 fn rewrite_ref(r: &str) -> String {
-    for (old, new) in [
-        ("#/definitions/", "#/components/schemas/"),
-        ("#/parameters/", "#/components/parameters/"),
-        ("#/responses/", "#/components/responses/"),
-    ] {
+    for (old, new) in MOVED {
         if let Some(rest) = r.strip_prefix(old) {
             return format!("{new}{rest}");
         }
@@ -536,26 +539,21 @@ fn rewrite_ref(r: &str) -> String {
     r.to_owned()
 }
 
-/// A reference as the 2.0 document wrote it (for messages about upgraded references).
+/// A reference (or pointer) as the 2.0 document wrote it (for messages about upgraded references).
 pub fn original_ref(r: &str) -> String {
-    for (old, new) in [
-        ("#/definitions/", "#/components/schemas/"),
-        ("#/parameters/", "#/components/parameters/"),
-        ("#/responses/", "#/components/responses/"),
-    ] {
-        if let Some(rest) = r.strip_prefix(new) {
-            return format!("{old}{rest}");
-        }
-        if let Some(rest) = r.strip_prefix(&new[1..]) {
-            return format!("{}{rest}", &old[1..]);
+    for (old, new) in MOVED {
+        // With the `#` of a reference, or without it, as a pointer.
+        for (o, n) in [(*old, *new), (&old[1..], &new[1..])] {
+            if let Some(rest) = r.strip_prefix(n) {
+                return format!("{o}{rest}");
+            }
         }
     }
     r.to_owned()
 }
 
 fn unescape(token: &str) -> String {
-    let decoded = percent_encoding::percent_decode_str(token).decode_utf8_lossy();
-    decoded.replace("~1", "/").replace("~0", "~")
+    crate::diag::unescape_token(&percent_encoding::percent_decode_str(token).decode_utf8_lossy())
 }
 
 fn media_override(v: Option<&Value>) -> Option<Vec<String>> {

@@ -71,11 +71,6 @@ struct Reason {
     text: String,
 }
 
-/// Why `op` is left out by default, judged on its own (see [`defaults`] for the API-level view).
-pub fn left_out_by_default(op: &Operation) -> Option<String> {
-    reason(op).map(|r| r.text)
-}
-
 fn reason(op: &Operation) -> Option<Reason> {
     let r = |kind, text: String| Some(Reason { kind, text });
     let flag = |key: &str| op.extensions.get(key) == Some(&Value::Bool(true));
@@ -121,6 +116,11 @@ fn is_version(segment: &str) -> bool {
 mod tests {
     use super::*;
     use crate::resolve::Method;
+
+    /// Why `op` is left out, judged on its own (without the API-level waivers of `defaults`).
+    fn left_out_by_default(op: &Operation) -> Option<String> {
+        reason(op).map(|r| r.text)
+    }
 
     fn op(path: &str, deprecated: bool, ext: Option<&str>) -> Operation {
         Operation {

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{Map, Value, json};
 
-use crate::diag::{Diagnostic, Report, codes, join_pointer};
+use crate::diag::{Diagnostic, Report, codes, join_pointer, unescape_token};
 use crate::load::SpecVersion;
 
 /// Keywords whose value is one subschema.
@@ -114,7 +114,7 @@ pub struct SchemaTable<'d> {
     names: BTreeMap<String, String>,
     taken: BTreeSet<String>,
     queue: VecDeque<(String, String)>,
-    /// Patterns known to compile (checked once each).
+    /// Patterns known to compile as written (checked once each).
     patterns: BTreeSet<String>,
     /// Source pattern → the pattern emitted (rewritten once, reported once).
     rewritten: BTreeMap<String, String>,
@@ -203,12 +203,13 @@ impl<'d> SchemaTable<'d> {
         }
     }
 
-    /// Translates a schema at `at` (a pointer into the document) to 2020-12, and checks the
-    /// result against the 2020-12 meta-schema: an invalid annotation is dropped with a warning,
-    /// an invalid constraint is an error (it cannot be kept, and dropping it would lose it).
+    /// Translates a schema at `at` (a pointer into the document) to 2020-12 (patterns checked on
+    /// the way), and checks the result against the 2020-12 meta-schema: an invalid annotation
+    /// is dropped with a warning, an invalid constraint is an error (it cannot be kept, and
+    /// dropping it would lose it).
     pub fn normalize(&mut self, schema: &Value, at: &str, report: &mut Report) -> Value {
         let mut out = self.walk(schema, at, report, 0);
-        check_schema(&mut out, self.file, at, report, &mut self.patterns);
+        check_schema(&mut out, self.file, at, report);
         out
     }
 
@@ -286,6 +287,13 @@ impl<'d> SchemaTable<'d> {
             } else if SINGLE.contains(&key) {
                 self.walk(value, &here, report, depth + 1)
             } else if MAPS.contains(&key) {
+                if key == "patternProperties"
+                    && let Some(map) = value.as_object()
+                {
+                    for k in map.keys() {
+                        self.pattern_compiles(k, &join_pointer(&here, k), report);
+                    }
+                }
                 match value.as_object() {
                     Some(map) => Value::Object(
                         map.iter()
@@ -397,8 +405,9 @@ impl<'d> SchemaTable<'d> {
         }
     }
 
-    /// A pattern the server's ECMA-262 validator compiles: as written, or in its exact ECMA-262
-    /// spelling (see `regex`). One that neither compiles is kept for `check_patterns` to report.
+    /// A pattern the server's ECMA-262 validator compiles: in its exact ECMA-262 spelling when
+    /// it has one (see `regex`), else as written. One that compiles neither way is an error here,
+    /// or the tool would fail at its first call instead.
     fn pattern(&mut self, p: &str, at: &str, report: &mut Report) -> String {
         if let Some(known) = self.rewritten.get(p) {
             return known.clone();
@@ -415,13 +424,31 @@ impl<'d> SchemaTable<'d> {
                     .at(self.file, at)
                     .with_help("JSON Schema patterns are ECMA-262; write it that way to silence this"),
                 );
-                self.patterns.insert(ecma.clone());
                 ecma
             }
-            _ => p.to_owned(),
+            _ if self.pattern_compiles(p, at, report) => p.to_owned(),
+            // Reported; not remembered, so every place that uses it is reported.
+            _ => return p.to_owned(),
         };
         self.rewritten.insert(p.to_owned(), out.clone());
         out
+    }
+
+    /// Whether `p` compiles as written (remembered); reports it at `at` when it does not.
+    fn pattern_compiles(&mut self, p: &str, at: &str, report: &mut Report) -> bool {
+        if self.patterns.contains(p) {
+            return true;
+        }
+        if compiles(p) {
+            self.patterns.insert(p.to_owned());
+            return true;
+        }
+        report.push(
+            Diagnostic::error(codes::INVALID_SCHEMA, format!("`{p}` is not a valid ECMA-262 regular expression"))
+                .at(self.file, at)
+                .with_help("JSON Schema patterns are ECMA-262 (JavaScript) regexes; rewrite it in that syntax"),
+        );
+        false
     }
 
     fn list(&mut self, value: &Value, at: &str, report: &mut Report, depth: usize) -> Value {
@@ -489,16 +516,16 @@ const ANNOTATION_ONLY: &[&str] = &[
     "discriminator",
 ];
 
-fn check_schema(schema: &mut Value, file: &str, at: &str, report: &mut Report, seen: &mut BTreeSet<String>) {
+fn check_schema(schema: &mut Value, file: &str, at: &str, report: &mut Report) {
     let validator = jsonschema::draft202012::meta::validator();
-    if validator.is_valid(schema) && !has_pattern(schema) {
+    if validator.is_valid(schema) {
         return;
     }
     let errors: Vec<(String, String)> =
         validator.iter_errors(schema).map(|e| (e.instance_path().as_str().to_owned(), e.to_string())).collect();
     let mut drop = Vec::new();
     for (pointer, message) in errors {
-        let keyword = pointer.rsplit('/').next().unwrap_or("").replace("~1", "/").replace("~0", "~");
+        let keyword = unescape_token(pointer.rsplit('/').next().unwrap_or(""));
         let source = format!("{at}{pointer}");
         if ANNOTATION_ONLY.contains(&keyword.as_str()) {
             report.push(
@@ -524,73 +551,14 @@ fn check_schema(schema: &mut Value, file: &str, at: &str, report: &mut Report, s
         if let Some((parent, key)) = pointer.rsplit_once('/')
             && let Some(Value::Object(map)) = schema.pointer_mut(parent)
         {
-            map.shift_remove(&key.replace("~1", "/").replace("~0", "~"));
+            map.shift_remove(&unescape_token(key));
         }
     }
-    check_patterns(schema, file, at, report, seen);
 }
 
 /// Whether the server's validator (jsonschema, ECMA-262 regexes) accepts this pattern.
 pub fn compiles(pattern: &str) -> bool {
     jsonschema::validator_for(&json!({ "pattern": pattern })).is_ok()
-}
-
-fn has_pattern(schema: &Value) -> bool {
-    let mut found = schema.get("pattern").is_some() || schema.get("patternProperties").is_some();
-    for_each_subschema(schema, &mut |child| found = found || has_pattern(child));
-    found
-}
-
-/// Every `pattern` must compile in the regex dialect the server's validator uses (ECMA-262),
-/// or the tool would fail at its first call instead of here.
-fn check_patterns(schema: &Value, file: &str, at: &str, report: &mut Report, seen: &mut BTreeSet<String>) {
-    fn walk(v: &Value, here: &str, file: &str, report: &mut Report, seen: &mut BTreeSet<String>) {
-        let mut patterns: Vec<(String, &str)> = Vec::new();
-        if let Some(Value::String(p)) = v.get("pattern") {
-            patterns.push((join_pointer(here, "pattern"), p));
-        }
-        if let Some(Value::Object(map)) = v.get("patternProperties") {
-            patterns
-                .extend(map.keys().map(|k| (join_pointer(&join_pointer(here, "patternProperties"), k), k.as_str())));
-        }
-        for (pointer, pattern) in patterns {
-            if seen.contains(pattern) {
-                continue;
-            }
-            if compiles(pattern) {
-                seen.insert(pattern.to_owned());
-            } else {
-                report.push(
-                    Diagnostic::error(
-                        codes::INVALID_SCHEMA,
-                        format!("`{pattern}` is not a valid ECMA-262 regular expression"),
-                    )
-                    .at(file, pointer)
-                    .with_help("JSON Schema patterns are ECMA-262 (JavaScript) regexes; rewrite it in that syntax"),
-                );
-            }
-        }
-        if let Value::Object(map) = v {
-            for (key, child) in map {
-                let here = join_pointer(here, key);
-                match child {
-                    Value::Array(items) if LISTS.contains(&key.as_str()) || key == "items" => {
-                        for (i, item) in items.iter().enumerate() {
-                            walk(item, &format!("{here}/{i}"), file, report, seen);
-                        }
-                    }
-                    Value::Object(entries) if MAPS.contains(&key.as_str()) => {
-                        for (k, e) in entries {
-                            walk(e, &join_pointer(&here, k), file, report, seen);
-                        }
-                    }
-                    _ if SINGLE.contains(&key.as_str()) => walk(child, &here, file, report, seen),
-                    _ => {}
-                }
-            }
-        }
-    }
-    walk(schema, at, file, report, seen);
 }
 
 /// Merges `allOf` into its parent where the result is exactly equivalent: every branch is an
@@ -718,7 +686,7 @@ fn name_from_pointer(pointer: &str) -> String {
     if let Some(rest) = pointer.strip_prefix(&format!("/{}/", crate::load::bundle::FILES_KEY)) {
         return match rest.split_once('/') {
             Some((_, tail)) if !tail.is_empty() => name_from_pointer(&format!("/{tail}")),
-            _ => sanitize(&rest.replace("~1", "/").replace("~0", "~")),
+            _ => sanitize(&unescape_token(rest)),
         };
     }
     const NOISE: &[&str] = &[
@@ -740,7 +708,7 @@ fn name_from_pointer(pointer: &str) -> String {
     let tokens: Vec<String> = pointer
         .split('/')
         .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(unescape_token)
         .filter(|t| !NOISE.contains(&t.as_str()) && !t.contains('/') && t.parse::<usize>().is_err())
         .collect();
     let tail: Vec<&str> = tokens.iter().rev().take(2).rev().map(String::as_str).collect();

@@ -41,34 +41,18 @@ pub fn assemble(catalog: &mut Catalog) -> Summary {
         let input = Prepared::new(defs, Direction::Input);
         (input, output.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     });
-    if std::env::var_os("MCPGEN_TIMINGS").is_some() {
-        eprintln!("mcp-gen: (prepared defs)");
-    }
-    // Tools are independent: assemble them on every core, each thread on its own slice, so the
-    // result does not depend on scheduling.
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
-    let chunk = catalog.tools.len().div_ceil(threads).max(64);
-    let trimmed: Vec<Vec<(String, usize)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = catalog
-            .tools
-            .chunks_mut(chunk)
-            .map(|tools| {
-                let (input, output) = (&input, &output);
-                scope.spawn(move || {
-                    let mut trimmed = Vec::new();
-                    for tool in tools {
-                        tool.input_schema = input_schema(tool, input);
-                        let (schema, untrimmed) = output_schema(tool, output, OUTPUT_SCHEMA_BUDGET);
-                        tool.output_schema = schema;
-                        if let Some(size) = untrimmed {
-                            trimmed.push((tool.name.clone(), size));
-                        }
-                    }
-                    trimmed
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    // Tools are independent: assembled on every core.
+    let trimmed = crate::par::map_slices_mut(&mut catalog.tools, |tools| {
+        let mut trimmed = Vec::new();
+        for tool in tools {
+            tool.input_schema = input_schema(tool, &input);
+            let (schema, untrimmed) = output_schema(tool, &output, OUTPUT_SCHEMA_BUDGET);
+            tool.output_schema = schema;
+            if let Some(size) = untrimmed {
+                trimmed.push((tool.name.clone(), size));
+            }
+        }
+        trimmed
     });
     Summary { trimmed_outputs: trimmed.into_iter().flatten().collect() }
 }
@@ -85,7 +69,8 @@ pub struct Prepared {
     /// Defs on a reference cycle: they must stay defs, or expansion would never end. A cycle
     /// is global, so a def on one is on it in every tool that reaches it.
     cyclic: BTreeSet<String>,
-    /// Compact JSON size of each def, for the output budget.
+    /// Compact JSON size of each def, for the output budget (outputs only: inputs are never
+    /// trimmed, so their sizes are not computed).
     sizes: BTreeMap<String, usize>,
 }
 
@@ -105,43 +90,33 @@ impl Prepared {
             })
             .collect();
         let cyclic = cyclic(&edges);
-        let sizes = stripped.iter().map(|(k, v)| (k.clone(), json_size(v))).collect();
+        let sizes = match direction {
+            Direction::Output => stripped.iter().map(|(k, v)| (k.clone(), json_size(v))).collect(),
+            Direction::Input | Direction::Neither => BTreeMap::new(),
+        };
         Prepared { direction, defs: stripped, flags, edges, cyclic, sizes }
     }
 
-    /// Defs reachable from `start`, breadth first (nearest first), each once.
-    fn reachable<'s, 'a>(&'s self, start: impl IntoIterator<Item = &'a str>) -> Vec<&'s str> {
+    /// Defs reachable from `start`, breadth first (nearest first), each once. With a budget,
+    /// defs stop being taken once their sizes add up to it: the first def is always taken, and
+    /// a def is only reached through taken ones.
+    fn reachable<'s, 'a>(&'s self, start: impl IntoIterator<Item = &'a str>, budget: Option<usize>) -> Vec<&'s str> {
         let mut seen = BTreeSet::new();
         let mut order = Vec::new();
-        let mut queue: VecDeque<&str> = start.into_iter().collect();
-        while let Some(name) = queue.pop_front() {
-            if let Some((key, next)) = self.edges.get_key_value(name)
-                && seen.insert(key.as_str())
-            {
-                order.push(key.as_str());
-                queue.extend(next.iter().map(String::as_str));
-            }
-        }
-        order
-    }
-
-    /// Like [`Prepared::reachable`], but stops taking defs once their sizes add up to
-    /// `budget`; the first def is always taken, and a def is only taken through taken ones.
-    fn within_budget<'s, 'a>(&'s self, start: impl IntoIterator<Item = &'a str>, budget: usize) -> Vec<&'s str> {
-        let mut seen = BTreeSet::new();
-        let mut order = Vec::new();
-        let mut used = 0;
+        let mut used = 0usize;
         let mut queue: VecDeque<&str> = start.into_iter().collect();
         while let Some(name) = queue.pop_front() {
             let Some((key, next)) = self.edges.get_key_value(name) else { continue };
             if !seen.insert(key.as_str()) {
                 continue;
             }
-            let size = self.sizes[key];
-            if !order.is_empty() && used + size > budget {
-                continue;
+            if let Some(budget) = budget {
+                let size = self.sizes.get(key).copied().unwrap_or(0);
+                if !order.is_empty() && used.saturating_add(size) > budget {
+                    continue;
+                }
+                used = used.saturating_add(size);
             }
-            used += size;
             order.push(key.as_str());
             queue.extend(next.iter().map(String::as_str));
         }
@@ -209,15 +184,15 @@ pub fn finish(
         strip(&mut root, prepared.direction, &prepared.flags);
     }
     let mut root_refs = owned_refs(&root);
-    let mut live: Vec<&str> = prepared.reachable(root_refs.iter().map(String::as_str));
+    let mut live: Vec<&str> = prepared.reachable(root_refs.iter().map(String::as_str), None);
     let mut untrimmed = None;
     // Defs rewritten for this tool (budget cuts); the others are taken from `prepared`.
     let mut rewritten: BTreeMap<String, Value> = BTreeMap::new();
     if let Some(budget) = budget {
-        let total: usize = live.iter().map(|n| prepared.sizes[*n]).sum();
+        let total: usize = live.iter().map(|n| prepared.sizes.get(*n).copied().unwrap_or(0)).sum();
         if total > budget {
             untrimmed = Some(total + json_size(&root));
-            live = prepared.within_budget(root_refs.iter().map(String::as_str), budget);
+            live = prepared.reachable(root_refs.iter().map(String::as_str), Some(budget));
             let kept: BTreeSet<&str> = live.iter().copied().collect();
             stub_refs(&mut root, &kept, &prepared.defs);
             for name in &live {
