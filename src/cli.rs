@@ -68,6 +68,9 @@ pub enum Command {
         /// Count warnings as errors.
         #[arg(long)]
         deny_warnings: bool,
+        /// Also hold the catalog to this checked-in tools.json (T5: a stale snapshot is an error).
+        #[arg(long, value_name = "TOOLS_JSON")]
+        against: Option<PathBuf>,
     },
     /// Print the plan as JSON: every tool with its source operation and where each argument
     /// goes upstream, and every operation left out with the reason.
@@ -232,11 +235,30 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             if result.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
-        Command::Lint { spec, json, deny_warnings } => {
+        Command::Lint { spec, json, deny_warnings, against } => {
             let settings = spec.catalog_settings();
             let input = Input::files(&spec.spec, spec.overlay.clone());
             let report = match generate(&input, &settings) {
-                Ok(output) => output.diagnostics,
+                Ok(output) => {
+                    let mut report = output.diagnostics;
+                    if let Some(path) = &against {
+                        match std::fs::read_to_string(path) {
+                            Ok(text) => {
+                                let file = path.display().to_string();
+                                report.extend(
+                                    crate::lint::check_against(&output.catalog, &text)
+                                        .into_iter()
+                                        .map(|d| d.at(&file, "")),
+                                );
+                            }
+                            Err(e) => {
+                                eprintln!("mcp-gen lint: cannot read {}: {e}", path.display());
+                                return ExitCode::from(2);
+                            }
+                        }
+                    }
+                    report
+                }
                 Err(report) => report,
             };
             if json {

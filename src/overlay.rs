@@ -23,14 +23,22 @@ pub struct Overlay {
     pub format: u32,
     #[serde(default)]
     pub server: ServerOverlay,
-    /// Operations to leave out: operationIds or `METHOD /path`.
+    /// Operations to leave out. Each entry is an operationId, `METHOD /path` (the path may use
+    /// `*` for one segment and `**` for any number; the method may be `*`), `tag:NAME`,
+    /// `path:GLOB` or `method:METHOD`.
     #[serde(default)]
     pub exclude: Vec<String>,
     /// Operations to keep although they look internal, meta or deprecated (T4 leaves those out
-    /// by default): operationIds or `METHOD /path`.
+    /// by default), written like `exclude` entries. An explicit `exclude` wins over a rule here.
     #[serde(default)]
     pub include: Vec<String>,
-    /// Tools by name.
+    /// Token budget of the catalog (CONTRACT T6), checked by `mcp-gen lint` and `mcp-gen tokens`.
+    pub budget: Option<Budget>,
+    /// Named toolsets, each served on its own endpoint (`/mcp/v1/<toolset>`).
+    #[serde(default)]
+    pub toolsets: BTreeMap<String, ToolsetOverlay>,
+    /// Tools by name. Several tools may target one operation when each fixes a different value
+    /// (`fixed`): that splits a mega-endpoint into atomic tools (CONTRACT T2).
     #[serde(default)]
     pub tools: BTreeMap<String, ToolOverlay>,
 }
@@ -43,8 +51,30 @@ pub struct ServerOverlay {
     pub name: Option<String>,
     /// Human title of the server.
     pub title: Option<String>,
-    /// Server instructions sent to clients (CONTRACT T7).
+    /// Server instructions sent to clients (CONTRACT T7): what the server is for and general
+    /// context such as the auth scope; not a list of tools.
     pub instructions: Option<String>,
+}
+
+/// o200k_base token limits (CONTRACT T6).
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    /// Tokens of the whole catalog (names, descriptions and inputSchemas).
+    pub total: Option<u64>,
+    /// Tokens of any one tool.
+    pub per_tool: Option<u64>,
+}
+
+/// A named subset of the tools, served on its own endpoint.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsetOverlay {
+    /// What the toolset is for (its endpoint's server instructions).
+    pub description: Option<String>,
+    /// Tool names, or operation rules written like `exclude` entries (every tool made from a
+    /// matching operation belongs to the toolset).
+    pub tools: Vec<String>,
 }
 
 /// One tool: the operation it calls and what the model reads about it.
@@ -57,6 +87,113 @@ pub struct ToolOverlay {
     pub title: Option<String>,
     /// What the model reads: replaces the description written from the spec.
     pub description: Option<String>,
+    /// Per argument (by the name mcp-gen gives it; see `mcp-gen plan`): rename, describe or hide.
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamOverlay>,
+    /// Arguments fixed to a value: left out of the inputSchema and always sent upstream with this
+    /// value. Keys are argument names, or `body.FIELD`, `query.NAME`, `header.NAME`, `path.NAME`.
+    #[serde(default)]
+    pub fixed: BTreeMap<String, Value>,
+    /// What calling the tool does (CONTRACT R2, R9, T3).
+    pub effects: Option<Effects>,
+    /// How the tool pages through results (CONTRACT H5).
+    pub paginate: Option<Paginate>,
+    /// Lint codes accepted for this tool (e.g. `I5-ids-and-units` for an upstream's numeric
+    /// ids), so a known, reviewed finding does not hide new ones.
+    #[serde(default)]
+    pub allow: Vec<String>,
+}
+
+/// An argument's presentation.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParamOverlay {
+    /// The name the model sees (the upstream name does not change).
+    pub rename: Option<String>,
+    /// Replaces the argument's description.
+    pub description: Option<String>,
+    /// Leave the argument out of the tool; it must be optional or fixed.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Make an optional argument required for this tool (e.g. a reason a rejection must give).
+    #[serde(default)]
+    pub required: bool,
+}
+
+/// The three questions every side-effecting tool answers (CONTRACT R9), the key source (R2) and
+/// annotation overrides (T3).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Effects {
+    /// The call changes nothing (e.g. a search sent as POST).
+    pub read_only: Option<bool>,
+    /// Whether the effect can be undone.
+    pub reversible: Option<bool>,
+    /// Who approves the effect.
+    pub approver: Option<Approver>,
+    /// What a repeat of the same call does.
+    pub on_repeat: Option<OnRepeat>,
+    /// Where the idempotency key comes from (CONTRACT R2).
+    pub idempotency: Option<Idempotency>,
+    /// The effect reaches beyond the API's own data (mail, payments to third parties).
+    pub open_world: Option<bool>,
+}
+
+/// Who approves a side effect (CONTRACT R8, R9). Approval is never a model decision.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Approver {
+    /// No approval: the call itself is enough.
+    None,
+    /// A rule in code decides.
+    Auto,
+    /// A person approves.
+    Human,
+}
+
+/// What a repeat of the same call does (CONTRACT R9).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnRepeat {
+    /// A repeat with the same key returns the first result (R3).
+    Replay,
+    /// The operation is idempotent by itself: a repeat changes nothing more.
+    NoEffect,
+    /// A repeat makes the effect again.
+    Repeats,
+}
+
+/// The key source (CONTRACT R2).
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Idempotency {
+    /// `caller` (an `idempotency_key` argument) or `none`.
+    Kind(KeyKind),
+    /// The server derives the key from natural-key fields and a window.
+    Natural {
+        natural: Vec<String>,
+        /// E.g. `business_day`, `24h`.
+        window: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyKind {
+    Caller,
+    None,
+}
+
+/// Cursor pagination.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Paginate {
+    /// The argument that takes the cursor.
+    pub cursor: String,
+    /// JSON Pointer to the next cursor in the result, e.g. `/next_cursor`.
+    pub next: Option<String>,
+    /// The argument that limits the page size.
+    pub limit: Option<String>,
 }
 
 /// The overlay format's JSON Schema (2020-12), as `mcp-gen schema overlay` prints it and
@@ -68,16 +205,41 @@ pub fn json_schema() -> String {
     text
 }
 
-/// What the overlay asks for, checked against the API: tool intents keyed by operation index.
+/// What the overlay (and `x-mcp-*` keys in the spec) ask for, checked against the API.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Intents {
     pub server: ServerOverlay,
+    pub budget: Option<Budget>,
     /// Indexes of the operations the overlay excludes.
     pub excluded: BTreeSet<usize>,
     /// Indexes of the operations the overlay keeps whatever T4 says.
     pub included: BTreeSet<usize>,
-    /// Operation index → (tool name, overlay entry).
-    pub tools: BTreeMap<usize, (String, ToolOverlay)>,
+    /// Operation index → the tools the team declared for it (several when it is split).
+    pub tools: BTreeMap<usize, Vec<ToolIntent>>,
+    pub toolsets: Vec<ToolsetIntent>,
+}
+
+/// One declared tool and where it was declared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolIntent {
+    /// `None`: a spec extension that does not name the tool; the name is derived.
+    pub name: Option<String>,
+    pub overlay: ToolOverlay,
+    /// The file and JSON Pointer of the declaration, for diagnostics.
+    pub file: String,
+    pub pointer: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolsetIntent {
+    pub name: String,
+    pub description: Option<String>,
+    /// Tool names or operation rules, each with its pointer.
+    pub entries: Vec<(String, String)>,
+    /// Operations placed in the toolset by `x-mcp-toolset` in the spec.
+    pub operations: BTreeSet<usize>,
+    pub file: String,
+    pub pointer: String,
 }
 
 /// Parses an overlay value read by `load`.
@@ -123,27 +285,58 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
     pointer
 }
 
-/// Finds the operations an overlay target names: an operationId, or `METHOD /path`.
+/// Finds the operations an overlay rule names: an operationId, `METHOD /path` (with `*` and
+/// `**` globs; method `*` for any), `tag:NAME`, `path:GLOB` or `method:METHOD`.
 pub fn find_operation(api: &Api, target: &str) -> Vec<usize> {
     let target = target.trim();
-    if let Some((method, path)) = target.split_once(' ')
-        && let Some(method) = Method::parse(method)
-    {
-        let path = path.trim();
-        return api
-            .operations
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.method == method && o.path == path)
-            .map(|(i, _)| i)
-            .collect();
+    let matching = |f: &dyn Fn(&Operation) -> bool| -> Vec<usize> {
+        api.operations.iter().enumerate().filter(|(_, o)| f(o)).map(|(i, _)| i).collect()
+    };
+    if let Some(tag) = target.strip_prefix("tag:") {
+        let tag = tag.trim();
+        return matching(&|o| o.tags.iter().any(|t| t == tag));
     }
-    api.operations
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.operation_id.as_deref() == Some(target))
-        .map(|(i, _)| i)
-        .collect()
+    if let Some(glob) = target.strip_prefix("path:") {
+        let glob = glob.trim();
+        return matching(&|o| glob_match(glob, &o.path));
+    }
+    if let Some(method) = target.strip_prefix("method:") {
+        let Some(method) = Method::parse(method.trim()) else { return Vec::new() };
+        return matching(&|o| o.method == method);
+    }
+    if let Some((method, path)) = target.split_once(' ') {
+        let path = path.trim();
+        let method = method.trim();
+        if method == "*" {
+            return matching(&|o| glob_match(path, &o.path));
+        }
+        if let Some(method) = Method::parse(method) {
+            return matching(&|o| o.method == method && glob_match(path, &o.path));
+        }
+    }
+    matching(&|o| o.operation_id.as_deref() == Some(target))
+}
+
+/// Whether a rule names operations by a pattern (and so may match several, or none).
+pub fn is_rule(target: &str) -> bool {
+    let t = target.trim();
+    ["tag:", "path:", "method:"].iter().any(|p| t.starts_with(p)) || t.contains('*')
+}
+
+/// `*` matches within one path segment, `**` across segments; everything else literally.
+pub fn glob_match(glob: &str, path: &str) -> bool {
+    fn go(g: &[u8], p: &[u8]) -> bool {
+        match g {
+            [] => p.is_empty(),
+            [b'*', b'*', rest @ ..] => (0..=p.len()).any(|i| go(rest, &p[i..])),
+            [b'*', rest @ ..] => {
+                let seg = p.iter().position(|c| *c == b'/').unwrap_or(p.len());
+                (0..=seg).any(|i| go(rest, &p[i..]))
+            }
+            [c, rest @ ..] => p.first() == Some(c) && go(rest, &p[1..]),
+        }
+    }
+    go(glob.as_bytes(), path.as_bytes())
 }
 
 /// For serde's "unknown field `titel`, expected one of `operation`, `title`, …", the closest
@@ -164,7 +357,7 @@ fn suggestion(api: &Api, target: &str) -> String {
 
 /// The candidate most like `target` (case-insensitive edit distance, similarity above `min`),
 /// the alphabetically first on a tie.
-fn closest(target: &str, candidates: impl Iterator<Item = String>, min: f64) -> Option<String> {
+pub(crate) fn closest(target: &str, candidates: impl Iterator<Item = String>, min: f64) -> Option<String> {
     let len = target.chars().count();
     // Edit distance is quadratic; a target this long is no typo.
     if len > 200 {
@@ -186,10 +379,20 @@ fn closest(target: &str, candidates: impl Iterator<Item = String>, min: f64) -> 
     best.map(|(_, c)| c)
 }
 
-/// Checks the overlay against the API.
+/// Checks the overlay, and the `x-mcp-*` keys of the spec, against the API. The overlay file
+/// wins: an operation it declares tools for ignores the spec's own keys.
 pub fn apply(api: &Api, overlay: Option<(&str, &Overlay)>, report: &mut Report) -> Intents {
-    let Some((file, overlay)) = overlay else { return Intents::default() };
-    let mut intents = Intents { server: overlay.server.clone(), ..Intents::default() };
+    let mut intents = Intents::default();
+    if let Some((file, overlay)) = overlay {
+        from_overlay(api, file, overlay, &mut intents, report);
+    }
+    from_spec(api, &mut intents, report);
+    intents
+}
+
+fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents, report: &mut Report) {
+    intents.server = overlay.server.clone();
+    intents.budget = overlay.budget;
     for (i, target) in overlay.exclude.iter().enumerate() {
         let found = find_operation(api, target);
         if found.is_empty()
@@ -213,7 +416,9 @@ pub fn apply(api: &Api, overlay: Option<(&str, &Overlay)>, report: &mut Report) 
             );
         }
         for index in found {
-            if intents.excluded.contains(&index) {
+            // A rule may overlap an exclusion (`tag:billing` but not `deleteInvoice`); naming the
+            // same operation both ways is a contradiction.
+            if intents.excluded.contains(&index) && !is_rule(target) {
                 report.push(
                     Diagnostic::error(codes::OVERLAY, format!("`{target}` is both included and excluded"))
                         .at(file, format!("/include/{i}"))
@@ -245,18 +450,35 @@ pub fn apply(api: &Api, overlay: Option<(&str, &Overlay)>, report: &mut Report) 
                         .at(file, join_pointer(&at, "operation"))
                         .with_help("remove the exclude entry or the tool entry"),
                     );
-                } else if let Some((other, _)) = intents.tools.get(index) {
+                    continue;
+                }
+                let entries = intents.tools.entry(*index).or_default();
+                // Several tools on one operation split it; each must fix what selects its behaviour.
+                if let Some(other) = entries.first()
+                    && (tool.fixed.is_empty()
+                        || other.overlay.fixed.is_empty()
+                        || entries.iter().any(|e| e.overlay.fixed == tool.fixed))
+                {
                     report.push(
                         Diagnostic::error(
                             codes::OVERLAY,
-                            format!("tools `{other}` and `{name}` both target `{}`", tool.operation),
+                            format!(
+                                "tools `{}` and `{name}` both target `{}` without fixing different values",
+                                other.name.as_deref().unwrap_or_default(),
+                                tool.operation
+                            ),
                         )
                         .at(file, join_pointer(&at, "operation"))
-                        .with_help("give each operation one tool entry"),
+                        .with_help("give each operation one tool entry, or split it: give each tool a different `fixed` value (e.g. `fixed: {action: approve}`)"),
                     );
-                } else {
-                    intents.tools.insert(*index, (name.clone(), tool.clone()));
+                    continue;
                 }
+                entries.push(ToolIntent {
+                    name: Some(name.clone()),
+                    overlay: tool.clone(),
+                    file: file.to_owned(),
+                    pointer: at,
+                });
             }
             many => report.push(
                 Diagnostic::error(
@@ -268,7 +490,148 @@ pub fn apply(api: &Api, overlay: Option<(&str, &Overlay)>, report: &mut Report) 
             ),
         }
     }
-    intents
+    for (name, set) in &overlay.toolsets {
+        let at = join_pointer("/toolsets", name);
+        if !valid_toolset_name(name) {
+            report.push(
+                Diagnostic::error(codes::OVERLAY, format!("toolset name `{name}` is not a path segment"))
+                    .at(file, &at)
+                    .with_help("use lowercase letters, digits, `-` and `_` (it becomes `/mcp/v1/<toolset>`)"),
+            );
+            continue;
+        }
+        intents.toolsets.push(ToolsetIntent {
+            name: name.clone(),
+            description: set.description.clone(),
+            entries: set.tools.iter().enumerate().map(|(i, t)| (t.clone(), format!("{at}/tools/{i}"))).collect(),
+            operations: BTreeSet::new(),
+            file: file.to_owned(),
+            pointer: at,
+        });
+    }
+}
+
+/// A toolset name becomes one path segment of its endpoint.
+pub fn valid_toolset_name(name: &str) -> bool {
+    (1..=48).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+/// Operation keys that state tool intents inside the spec (`x-mcp-name`, `x-mcp-effects`, …),
+/// and the overlay field each one fills.
+const SPEC_KEYS: &[(&str, &str)] = &[
+    ("x-mcp-title", "title"),
+    ("x-mcp-description", "description"),
+    ("x-mcp-params", "params"),
+    ("x-mcp-fixed", "fixed"),
+    ("x-mcp-effects", "effects"),
+    ("x-mcp-paginate", "paginate"),
+];
+
+fn from_spec(api: &Api, intents: &mut Intents, report: &mut Report) {
+    if let Some(server) = api.extensions.get("x-mcp-server") {
+        let at = "/x-mcp-server";
+        if let Some(s) = located::<ServerOverlay>(&api.file, at, server.clone(), &[], report) {
+            let mine = &mut intents.server;
+            mine.name = mine.name.take().or(s.name);
+            mine.title = mine.title.take().or(s.title);
+            mine.instructions = mine.instructions.take().or(s.instructions);
+        }
+    }
+    for (index, op) in api.operations.iter().enumerate() {
+        let ext = &op.extensions;
+        if let Some(sets) = ext.get("x-mcp-toolset") {
+            let names: Vec<&str> = match sets {
+                Value::String(s) => vec![s.as_str()],
+                Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            for name in names {
+                if !valid_toolset_name(name) {
+                    report.push(
+                        Diagnostic::error(codes::OVERLAY, format!("toolset name `{name}` is not a path segment"))
+                            .at(&api.file, join_pointer(&op.pointer, "x-mcp-toolset"))
+                            .with_help("use lowercase letters, digits, `-` and `_`"),
+                    );
+                    continue;
+                }
+                let position = intents.toolsets.iter().position(|t| t.name == name).unwrap_or_else(|| {
+                    intents.toolsets.push(ToolsetIntent {
+                        name: name.to_owned(),
+                        description: None,
+                        entries: Vec::new(),
+                        operations: BTreeSet::new(),
+                        file: api.file.clone(),
+                        pointer: join_pointer(&op.pointer, "x-mcp-toolset"),
+                    });
+                    intents.toolsets.len() - 1
+                });
+                intents.toolsets[position].operations.insert(index);
+            }
+        }
+        let name = ext.get("x-mcp-name").and_then(Value::as_str).map(str::to_owned);
+        if name.is_none() && !SPEC_KEYS.iter().any(|(k, _)| ext.contains_key(*k)) {
+            continue;
+        }
+        if intents.tools.contains_key(&index) {
+            continue;
+        }
+        let mut value = serde_json::Map::new();
+        value.insert("operation".to_owned(), Value::String(op.label()));
+        for (key, field) in SPEC_KEYS {
+            if let Some(v) = ext.get(*key) {
+                value.insert((*field).to_owned(), v.clone());
+            }
+        }
+        if let Some(tool) = located::<ToolOverlay>(&api.file, &op.pointer, Value::Object(value), SPEC_KEYS, report) {
+            intents.tools.insert(
+                index,
+                vec![ToolIntent { name, overlay: tool, file: api.file.clone(), pointer: op.pointer.clone() }],
+            );
+        }
+    }
+    intents.toolsets.sort_by(|a, b| a.name.cmp(&b.name));
+}
+
+fn spec_pointer(pointer: &str, keys: &[(&str, &str)]) -> String {
+    for (key, field) in keys {
+        if let Some(rest) = pointer.strip_prefix(&format!("/{field}"))
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("/{key}{rest}");
+        }
+    }
+    pointer.to_owned()
+}
+
+/// Deserialises an intent kept in the spec, with a located error.
+/// `keys` maps an extension key to the field it fills, so the error points at the key written.
+fn located<T: serde::de::DeserializeOwned>(
+    file: &str,
+    at: &str,
+    value: Value,
+    keys: &[(&str, &str)],
+    report: &mut Report,
+) -> Option<T> {
+    match serde_path_to_error::deserialize(value) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let message = e.inner().to_string();
+            let help = match unknown_field_suggestion(&message) {
+                Some(s) => {
+                    format!("did you mean `{s}`? (`x-mcp-*` keys take the overlay's format: `mcp-gen schema overlay`)")
+                }
+                None => "`x-mcp-*` keys take the overlay's format: `mcp-gen schema overlay`".to_owned(),
+            };
+            report.push(
+                Diagnostic::error(codes::OVERLAY, format!("invalid `x-mcp` intent: {message}"))
+                    .at(file, format!("{at}{}", spec_pointer(&pointer_of(e.path()), keys)))
+                    .with_help(help),
+            );
+            None
+        }
+    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,17 @@ pub struct ServerDecl {
     /// Sorted by name, in `catalog` order.
     pub tools: &'static [&'static ToolDecl],
     pub schemes: &'static [SchemeDecl],
+    /// Named subsets of the tools, each served on `<base path>/<name>`.
+    pub toolsets: &'static [ToolsetDecl],
+}
+
+/// A named subset of the tools with its own endpoint.
+#[derive(Debug)]
+pub struct ToolsetDecl {
+    pub name: &'static str,
+    pub description: Option<&'static str>,
+    /// Tool names, sorted.
+    pub tools: &'static [&'static str],
 }
 
 /// How one tool maps to its upstream operation. Its contract (schemas, annotations) is in
@@ -34,6 +45,8 @@ pub struct ToolDecl {
     /// Path template, e.g. `/pets/{petId}`.
     pub path: &'static str,
     pub args: &'static [ArgDecl],
+    /// Values the server always sends, each as JSON text (a split selector, overlay `fixed`).
+    pub fixed: &'static [FixedDecl],
     pub body: Option<BodyDecl>,
     /// Arguments not declared in `args` are body properties (the body allows additional ones).
     pub rest_to_body: bool,
@@ -76,6 +89,14 @@ pub struct ArgDecl {
     /// The argument's name in the tool input.
     pub name: &'static str,
     pub target: Target,
+}
+
+/// An upstream value the model does not choose.
+#[derive(Debug)]
+pub struct FixedDecl {
+    pub target: Target,
+    /// The value as JSON text.
+    pub value: &'static str,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

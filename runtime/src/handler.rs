@@ -52,9 +52,17 @@ pub struct State {
     mode: Mode,
 }
 
-/// Cheap to clone: the Streamable HTTP service builds one per request.
+/// Cheap to clone: the Streamable HTTP service builds one per request. A toolset handler serves
+/// a subset of the tools (`view`).
 #[derive(Clone)]
-pub struct Handler(Arc<State>);
+pub struct Handler(Arc<State>, Option<Arc<View>>);
+
+/// One toolset: the tools it lists and may call.
+struct View {
+    tools: Vec<Tool>,
+    allowed: Vec<bool>,
+    instructions: Option<String>,
+}
 
 /// Catalog and declarations disagree: the generated crate was edited or half-regenerated.
 #[derive(Debug)]
@@ -109,11 +117,42 @@ impl Handler {
         if let Ok(info) = serde_json::to_value(&implementation) {
             meta.insert("io.modelcontextprotocol/serverInfo".to_owned(), info);
         }
-        Ok(Handler(Arc::new(State { server, implementation, meta, tools: catalog.tools, entries, index, mode })))
+        for set in server.toolsets {
+            if let Some(missing) = set.tools.iter().find(|t| !index.contains_key(*t)) {
+                return Err(CatalogError(format!("toolset `{}` names `{missing}`, which is not a tool", set.name)));
+            }
+        }
+        Ok(Handler(Arc::new(State { server, implementation, meta, tools: catalog.tools, entries, index, mode }), None))
+    }
+
+    pub fn toolset_names(&self) -> impl Iterator<Item = &'static str> + use<> {
+        self.0.server.toolsets.iter().map(|s| s.name)
+    }
+
+    /// The handler for one toolset (`None` when the server has no toolset of that name).
+    pub fn toolset(&self, name: &str) -> Option<Handler> {
+        let set = self.0.server.toolsets.iter().find(|s| s.name == name)?;
+        let allowed: Vec<bool> = self.0.entries.iter().map(|e| set.tools.contains(&e.decl.name)).collect();
+        let tools = self.0.tools.iter().zip(&allowed).filter(|(_, a)| **a).map(|(t, _)| t.clone()).collect();
+        let instructions = match (self.0.server.instructions, set.description) {
+            (Some(i), Some(d)) => Some(format!("{i}\n\nThis endpoint serves the `{}` toolset: {d}", set.name)),
+            (Some(i), None) => Some(i.to_owned()),
+            (None, d) => d.map(str::to_owned),
+        };
+        Some(Handler(self.0.clone(), Some(Arc::new(View { tools, allowed, instructions }))))
     }
 
     pub fn tools(&self) -> &[Tool] {
-        &self.0.tools
+        match &self.1 {
+            Some(view) => &view.tools,
+            None => &self.0.tools,
+        }
+    }
+
+    /// The tool's index, if this endpoint serves it.
+    fn lookup(&self, name: &str) -> Option<usize> {
+        let i = *self.0.index.get(name)?;
+        self.1.as_ref().is_none_or(|v| v.allowed[i]).then_some(i)
     }
 
     /// Validates and executes one call; every failure is a tool error result.
@@ -157,7 +196,11 @@ impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(self.0.implementation.clone());
-        if let Some(instructions) = self.0.server.instructions {
+        let instructions = match &self.1 {
+            Some(view) => view.instructions.clone(),
+            None => self.0.server.instructions.map(str::to_owned),
+        };
+        if let Some(instructions) = instructions {
             config = config.with_instructions(instructions);
         }
         config
@@ -168,7 +211,7 @@ impl ServerHandler for Handler {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.0.index.get(name).map(|&i| self.0.entries[i].tool.clone())
+        self.lookup(name).map(|i| self.0.entries[i].tool.clone())
     }
 
     async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
@@ -183,7 +226,7 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut result = ListToolsResult::with_all_items(self.0.tools.clone());
+        let mut result = ListToolsResult::with_all_items(self.tools().to_vec());
         if is_modern(&context) {
             result = result.with_ttl_ms(CATALOG_TTL_MS).with_cache_scope(CacheScope::Public);
             result.meta = Some(self.0.meta.clone());
@@ -196,7 +239,7 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(&i) = self.0.index.get(request.name.as_ref()) else {
+        let Some(i) = self.lookup(request.name.as_ref()) else {
             return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name), None));
         };
         let started = Instant::now();

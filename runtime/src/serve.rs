@@ -33,9 +33,21 @@ pub async fn http(handler: Handler, options: HttpOptions, announce: impl FnOnce(
         .with_json_response(true)
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins);
-    let service =
-        StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
-    let router = axum::Router::new().route_service(&options.base_path, service);
+    let endpoint = |handler: Handler| {
+        StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(NeverSessionManager::default()),
+            config.clone(),
+        )
+    };
+    let mut router = axum::Router::new().route_service(&options.base_path, endpoint(handler.clone()));
+    // Each toolset on its own endpoint, so a client can load a part of a large API.
+    for name in handler.toolset_names() {
+        if let Some(subset) = handler.toolset(name) {
+            let path = format!("{}/{name}", options.base_path.trim_end_matches('/'));
+            router = router.route_service(&path, endpoint(subset));
+        }
+    }
     let listener = tokio::net::TcpListener::bind(options.addr).await?;
     announce(listener.local_addr()?);
     axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await

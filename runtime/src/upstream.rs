@@ -170,9 +170,15 @@ pub fn build(
     let mut body_fields = Map::new();
     let mut whole_body: Option<&Value> = None;
     let json_text = |v: &Value, json: bool| if json { Value::String(v.to_string()) } else { v.clone() };
-    for arg in tool.args {
-        let Some(value) = args.get(arg.name) else { continue };
-        match arg.target {
+    let mut fixed = Vec::with_capacity(tool.fixed.len());
+    for f in tool.fixed {
+        let value: Value = serde_json::from_str(f.value)
+            .map_err(|e| ToolError::internal(format!("fixed value of `{}` does not parse: {e}", tool.name)))?;
+        fixed.push((f.target, value));
+    }
+    let given = tool.args.iter().filter_map(|arg| args.get(arg.name).map(|v| (arg.target, v)));
+    for (target, value) in given.chain(fixed.iter().map(|(t, v)| (*t, v))) {
+        match target {
             Target::Path { name, style, explode } => {
                 let placeholder = format!("{{{name}}}");
                 path = path.replace(&placeholder, &params::path(name, value, style, explode));
@@ -228,6 +234,12 @@ pub fn build(
         None => None,
         Some(decl) => {
             let value = match whole_body {
+                // Fields beside a whole body (a fixed selector) go into it.
+                Some(Value::Object(m)) if !body_fields.is_empty() => {
+                    let mut m = m.clone();
+                    m.extend(body_fields);
+                    Some(Value::Object(m))
+                }
                 Some(v) => Some(v.clone()),
                 None if !body_fields.is_empty() => Some(Value::Object(body_fields)),
                 None => None,
@@ -506,11 +518,37 @@ mod tests {
             ArgDecl { name: "name", target: Target::BodyField("name") },
             ArgDecl { name: "body_id", target: Target::BodyField("id") },
         ],
+        fixed: &[],
         body: Some(BodyDecl { media_type: "application/json", encoding: Encoding::Json }),
         rest_to_body: false,
         security: &[],
         list_tool: Some("list_pets"),
     };
+
+    static APPROVE: ToolDecl = ToolDecl {
+        name: "approve_withdrawal",
+        method: Method::Post,
+        path: "/withdrawals/{id}/actions",
+        args: &[
+            ArgDecl { name: "id", target: Target::Path { name: "id", style: Style::Simple, explode: false } },
+            ArgDecl { name: "body", target: Target::Body },
+        ],
+        fixed: &[crate::decl::FixedDecl { target: Target::BodyField("action"), value: "\"approve\"" }],
+        body: Some(BodyDecl { media_type: "application/json", encoding: Encoding::Json }),
+        rest_to_body: false,
+        security: &[],
+        list_tool: None,
+    };
+
+    #[test]
+    fn fixed_values_are_sent_and_cannot_be_overridden() {
+        // The model's body cannot carry another action: the fixed value is applied last.
+        let args = json!({"id": "w1", "body": {"note": "ok", "action": "reject"}});
+        let req = build(&APPROVE, args.as_object().unwrap(), "http://up", vec![]).unwrap();
+        assert_eq!(req.url, "http://up/withdrawals/w1/actions");
+        let (_, body) = req.body.unwrap();
+        assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), json!({"note": "ok", "action": "approve"}));
+    }
 
     #[test]
     fn builds_the_request_the_spec_describes() {
@@ -537,6 +575,7 @@ mod tests {
                 ArgDecl { name: "caption", target: Target::BodyField("caption") },
                 ArgDecl { name: "meta", target: Target::BodyField("meta") },
             ],
+            fixed: &[],
             body: Some(BodyDecl {
                 media_type: "multipart/form-data",
                 encoding: Encoding::Multipart { files: &["file"] },
@@ -566,6 +605,7 @@ mod tests {
             method: Method::Put,
             path: "/objects",
             args: &[ArgDecl { name: "body", target: Target::Body }],
+            fixed: &[],
             body: Some(BodyDecl { media_type: "application/pdf", encoding: Encoding::Binary }),
             rest_to_body: false,
             security: &[],

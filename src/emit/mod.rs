@@ -157,6 +157,10 @@ fn template_context(catalog: &Catalog, settings: &Settings) -> Value {
         "tools": tools,
         "schemes": schemes,
         "excluded": excluded,
+        "toolsets": catalog.toolsets.iter().map(|t| {
+            let sub = crate::tokens::Tokens { tools: tokens.tools.iter().filter(|x| t.tools.contains(&x.name)).cloned().collect() };
+            json!({"name": t.name, "description": t.description, "tools": t.tools, "tokens": sub.visible()})
+        }).collect::<Vec<_>>(),
     })
 }
 

@@ -161,6 +161,15 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
             quote!(ArgDecl { name: #n, target: #t })
         })
         .collect();
+    let fixed: Vec<TokenStream> = tool
+        .fixed
+        .iter()
+        .map(|f| {
+            let t = target(&f.arg.target);
+            let v = lit(&f.value.to_string());
+            quote!(FixedDecl { target: #t, value: #v })
+        })
+        .collect();
     let body = match &tool.body {
         Some(b) => {
             let media = lit(&b.media_type);
@@ -199,6 +208,7 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
             method: #m,
             path: #path,
             args: &[#(#args),*],
+            fixed: &[#(#fixed),*],
             body: #body,
             rest_to_body: #rest,
             security: &[#(#security),*],
@@ -246,6 +256,16 @@ pub fn server_file(catalog: &Catalog) -> Result<String, String> {
     let instructions = opt(s.instructions.as_deref());
     let upstream = opt(catalog.default_upstream.as_deref());
     let schemes: Vec<TokenStream> = catalog.schemes.iter().map(scheme).collect();
+    let toolsets: Vec<TokenStream> = catalog
+        .toolsets
+        .iter()
+        .map(|t| {
+            let name = lit(&t.name);
+            let description = opt(t.description.as_deref());
+            let tools = t.tools.iter().map(|n| lit(n));
+            quote!(ToolsetDecl { name: #name, description: #description, tools: &[#(#tools),*] })
+        })
+        .collect();
     let tokens = quote! {
         #![doc = " Server identity, upstream security schemes and the catalog this binary serves."]
         use mcp_gen_runtime::decl::*;
@@ -262,6 +282,7 @@ pub fn server_file(catalog: &Catalog) -> Result<String, String> {
             catalog: include_str!("../tools.json"),
             tools: crate::tools::ALL,
             schemes: &[#(#schemes),*],
+            toolsets: &[#(#toolsets),*],
         };
     };
     render(&header(catalog), tokens)

@@ -1,9 +1,28 @@
 //! Stage 6, lint: the rules of CONTRACT.md that can be checked on the catalog, one rule per file,
-//! each with a stable code (the contract id). Reads the catalog; never changes it.
+//! each with a stable code (the contract id and a short name), a severity, a location (the
+//! overlay entry that declared the tool, else the operation in the spec) and a help line. Reads
+//! the catalog; never changes it.
 
+mod accuracy;
+mod annotations;
+mod confirm;
 mod description;
+mod determinism;
+mod effects;
+mod flat_input;
+mod id_source;
+mod ids_and_units;
+mod injection;
 mod input_schema;
+mod instructions;
+mod internal;
+mod mega_endpoint;
+mod param_names;
+mod read_only_key;
+mod token_budget;
 mod tool_name;
+
+use serde_json::Value;
 
 use crate::diag::Diagnostic;
 use crate::plan::{Catalog, Tool};
@@ -15,28 +34,145 @@ pub trait Rule {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>);
 }
 
-/// What a rule sees: the catalog and the spec file its pointers refer to.
+/// What a rule sees: the catalog, the spec file its pointers refer to, and a checked-in
+/// `tools.json` to hold the catalog to (T5), if one was given.
 pub struct Context<'a> {
     pub catalog: &'a Catalog,
     pub spec_file: &'a str,
+    pub checked_in: Option<&'a str>,
 }
 
 impl Context<'_> {
-    /// A diagnostic located at the operation a tool came from.
+    /// A diagnostic located where the tool was declared (overlay or `x-mcp-*` keys), else at the
+    /// operation it came from.
     pub fn at_tool(&self, d: Diagnostic, tool: &Tool) -> Diagnostic {
-        d.at(self.spec_file, &tool.operation.pointer)
+        match &tool.declared {
+            Some((file, pointer)) => d.at(file, pointer),
+            None => d.at(self.spec_file, &tool.operation.pointer),
+        }
     }
 }
 
 pub fn rules() -> Vec<Box<dyn Rule>> {
-    vec![Box::new(tool_name::ToolName), Box::new(description::Description), Box::new(input_schema::InputSchema)]
+    vec![
+        Box::new(tool_name::ToolName),
+        Box::new(mega_endpoint::MegaEndpoint),
+        Box::new(annotations::AnnotationsRule),
+        Box::new(internal::Internal),
+        Box::new(determinism::Determinism),
+        Box::new(token_budget::TokenBudget),
+        Box::new(instructions::Instructions),
+        Box::new(description::Description),
+        Box::new(id_source::IdSource),
+        Box::new(injection::Injection),
+        Box::new(accuracy::Accuracy),
+        Box::new(input_schema::InputSchema),
+        Box::new(flat_input::FlatInput),
+        Box::new(ids_and_units::IdsAndUnits),
+        Box::new(param_names::ParamNames),
+        Box::new(read_only_key::ReadOnlyKey),
+        Box::new(effects::EffectsRule),
+        Box::new(confirm::Confirm),
+    ]
 }
 
 pub fn lint(catalog: &Catalog, spec_file: &str) -> Vec<Diagnostic> {
-    let ctx = Context { catalog, spec_file };
+    lint_against(catalog, spec_file, None)
+}
+
+/// Lint, also holding the catalog to a checked-in `tools.json` (T5).
+pub fn lint_against(catalog: &Catalog, spec_file: &str, checked_in: Option<&str>) -> Vec<Diagnostic> {
+    let ctx = Context { catalog, spec_file, checked_in };
     let mut out = Vec::new();
-    for rule in rules() {
+    let rules = rules();
+    for rule in &rules {
         rule.check(&ctx, &mut out);
     }
+    // A tool's `allow` list accepts reviewed findings; an unknown code there is itself a finding.
+    let codes: Vec<&str> = rules.iter().map(|r| r.code()).collect();
+    for tool in &catalog.tools {
+        let Some(intent) = &tool.allow else { continue };
+        for code in intent {
+            if !codes.contains(&code.as_str()) {
+                let help = match crate::overlay::closest(code, codes.iter().map(|c| (*c).to_owned()), 0.5) {
+                    Some(c) => format!("did you mean `{c}`?"),
+                    None => format!("lint codes are: {}", codes.join(", ")),
+                };
+                out.push(
+                    ctx.at_tool(
+                        Diagnostic::warning(
+                            crate::diag::codes::OVERLAY,
+                            format!("`{}` allows unknown lint code `{code}`", tool.name),
+                        )
+                        .with_help(help),
+                        tool,
+                    ),
+                );
+            }
+        }
+        // Tools with an `allow` list are declared, so their findings point at their own entry.
+        let Some((file, pointer)) = &tool.declared else { continue };
+        out.retain(|d| {
+            let here = d.location.as_ref().is_some_and(|l| l.file == *file && l.pointer == *pointer);
+            !(here && intent.iter().any(|c| c == d.code))
+        });
+    }
     out
+}
+
+/// Only T5: the catalog against a checked-in `tools.json`.
+pub fn check_against(catalog: &Catalog, checked_in: &str) -> Vec<Diagnostic> {
+    let ctx = Context { catalog, spec_file: "", checked_in: Some(checked_in) };
+    let mut out = Vec::new();
+    determinism::Determinism.check(&ctx, &mut out);
+    out
+}
+
+/// Every `description` string in schema position of a schema, with its JSON Pointer (a property
+/// *named* `description` is a schema, not text).
+pub fn schema_texts<'a>(schema: &'a Value, at: &str, out: &mut Vec<(String, &'a str)>) {
+    let Value::Object(map) = schema else { return };
+    if let Some(Value::String(d)) = map.get("description") {
+        out.push((format!("{at}/description"), d));
+    }
+    for (key, value) in map {
+        match (key.as_str(), value) {
+            ("properties" | "$defs" | "patternProperties" | "dependentSchemas", Value::Object(entries)) => {
+                for (name, sub) in entries {
+                    let token = name.replace('~', "~0").replace('/', "~1");
+                    schema_texts(sub, &format!("{at}/{key}/{token}"), out);
+                }
+            }
+            ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(items)) => {
+                for (i, sub) in items.iter().enumerate() {
+                    schema_texts(sub, &format!("{at}/{key}/{i}"), out);
+                }
+            }
+            (
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "unevaluatedItems",
+                Value::Object(_),
+            ) => schema_texts(value, &format!("{at}/{key}"), out),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a tool changes state.
+pub fn side_effecting(tool: &Tool) -> bool {
+    !tool.annotations.read_only
+}
+
+/// `userId`, `user_id`, `id`: an argument that takes an identifier.
+pub fn is_id(name: &str) -> bool {
+    let snake = heck::ToSnakeCase::to_snake_case(name);
+    snake == "id" || snake.ends_with("_id")
 }

@@ -222,6 +222,11 @@ pub fn shorten(text: &str, max: usize) -> String {
     }
 }
 
+/// The first `n` sentences of a text.
+pub fn first_sentences(text: &str, n: usize) -> String {
+    sentences(text).into_iter().take(n).collect::<String>().trim().to_owned()
+}
+
 /// Ends the text with a full stop unless it already ends a sentence.
 pub fn sentence(text: &str) -> String {
     let t = text.trim();

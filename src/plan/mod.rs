@@ -4,9 +4,11 @@
 //! Schemas are assembled by the next stage; the plan only decides what goes into them.
 
 pub mod describe;
+pub mod intent;
 pub mod naming;
 pub mod review;
 pub mod select;
+pub mod split;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,8 +32,20 @@ pub struct Catalog {
     /// The spec's first absolute server URL.
     pub default_upstream: Option<String>,
     pub excluded: Vec<Exclusion>,
+    /// Named subsets of the tools, each served on its own endpoint; sorted by name.
+    pub toolsets: Vec<Toolset>,
+    /// The overlay's token budget (T6).
+    pub budget: Option<crate::overlay::Budget>,
     pub defs: Defs,
     pub source: SourceInfo,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolset {
+    pub name: String,
+    pub description: Option<String>,
+    /// Tool names, sorted.
+    pub tools: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +109,15 @@ pub struct Tool {
     pub security: Vec<Vec<String>>,
     /// The tool whose results carry the ids this tool's last path parameter takes.
     pub list_tool: Option<String>,
+    /// Arguments with a value the server always sends (a split selector, overlay `fixed`).
+    pub fixed: Vec<Fixed>,
+    /// What the team stated about the tool's effects (overlay `effects`; R9).
+    pub effects: Option<crate::overlay::Effects>,
+    pub pagination: Option<Pagination>,
+    /// Where the tool was declared (overlay or spec extension), for lint locations.
+    pub declared: Option<(String, String)>,
+    /// Lint codes the team accepted for this tool.
+    pub allow: Option<Vec<String>>,
     /// Filled by the schema stage.
     pub input_schema: Value,
     /// Filled by the schema stage.
@@ -107,6 +130,22 @@ pub struct OperationRef {
     pub path: String,
     pub operation_id: Option<String>,
     pub pointer: String,
+}
+
+/// An argument the model does not see: the server sends `value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fixed {
+    pub arg: Arg,
+    pub value: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pagination {
+    /// The argument that takes the cursor.
+    pub cursor: String,
+    /// JSON Pointer to the next cursor in the result.
+    pub next: Option<String>,
+    pub limit: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -206,12 +245,9 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
             chosen.push((i, op));
         }
     }
-    let names = assign_names(api, intents, &chosen, report);
-    let mut tools: Vec<Tool> = chosen
-        .iter()
-        .zip(&names)
-        .map(|((i, op), name)| tool(api, op, name.clone(), intents.tools.get(i).map(|(_, t)| t), report))
-        .collect();
+    let specs = specs(api, intents, &chosen);
+    let names = assign_names(api, &specs, report);
+    let mut tools: Vec<Tool> = specs.iter().zip(names).map(|(spec, name)| tool(api, spec, name, report)).collect();
     link_ids(&mut tools, &api.defs);
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     if tools.is_empty() {
@@ -224,8 +260,11 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
     let used: BTreeSet<&str> = tools.iter().flat_map(|t| t.security.iter().flatten().map(String::as_str)).collect();
     let schemes = schemes(api, &server.env_prefix, &used, report);
     excluded.sort_by(|a, b| a.operation.cmp(&b.operation));
+    let toolsets = toolsets(api, intents, &tools, report);
     Catalog {
         server,
+        toolsets,
+        budget: intents.budget,
         tools,
         schemes,
         default_upstream: api.servers.iter().find(|u| u.starts_with("http://") || u.starts_with("https://")).cloned(),
@@ -252,9 +291,22 @@ fn server_info(api: &Api, intents: &Intents, settings: &Settings) -> ServerInfo 
         crate_name: format!("{name}-mcp"),
         env_prefix: name.to_shouty_snake_case(),
         title: intents.server.title.clone().unwrap_or_else(|| api.title.clone()),
-        instructions: intents.server.instructions.clone().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()),
+        // T7: the team's instructions, else the first sentences of the API's own description.
+        instructions: intents
+            .server
+            .instructions
+            .clone()
+            .map(|s| s.trim().to_owned())
+            .or_else(|| api.description.as_deref().map(instructions_from_spec))
+            .filter(|s| !s.is_empty()),
         name,
     }
+}
+
+/// At most two clean sentences of the spec's `info.description`, without model-directed text.
+fn instructions_from_spec(text: &str) -> String {
+    let (kept, _) = describe::untrusted(&describe::clean(text));
+    describe::shorten(&describe::first_sentences(&kept, 2), 400)
 }
 
 /// `Swagger Petstore - OpenAPI 3.0` → `petstore`: the title's words without API jargon and versions.
@@ -271,25 +323,72 @@ fn name_from_title(title: &str) -> String {
     if words.is_empty() { "api".to_owned() } else { words.join("-") }
 }
 
-/// Overlay names first, then derived names; collisions get `_2`, `_3`… in (path, method) order,
-/// which does not change when the document is reordered.
-fn assign_names(api: &Api, intents: &Intents, chosen: &[(usize, &Operation)], report: &mut Report) -> Vec<String> {
-    let mut taken: BTreeSet<String> =
-        chosen.iter().filter_map(|(i, _)| intents.tools.get(i).map(|(n, _)| n.clone())).collect();
-    let mut out = Vec::with_capacity(chosen.len());
-    let mut derived: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (k, (i, op)) in chosen.iter().enumerate() {
-        match intents.tools.get(i) {
-            Some((name, _)) => out.push(name.clone()),
-            None => {
-                let name = naming::base_name(op);
-                derived.entry(name.clone()).or_default().push(k);
-                out.push(name);
-            }
+/// One tool to make: an operation, the team's declaration for it if any, and the behaviour it
+/// was split into if it is one of several.
+struct Spec<'a> {
+    op: &'a Operation,
+    intent: Option<&'a crate::overlay::ToolIntent>,
+    /// The operation's behaviours, when it is a mega-endpoint.
+    split: Option<split::Split>,
+    /// Which behaviour this tool is, for an undeclared split.
+    variant: Option<usize>,
+}
+
+impl Spec<'_> {
+    /// The name before collisions: declared, the behaviour's, or derived from the operation.
+    fn base_name(&self) -> String {
+        if let Some(name) = self.intent.and_then(|i| i.name.clone()) {
+            return name;
+        }
+        match (&self.split, self.variant) {
+            (Some(s), Some(v)) => s.variants[v].name.clone(),
+            _ => naming::base_name(self.op),
         }
     }
+
+    fn declared_name(&self) -> bool {
+        self.intent.is_some_and(|i| i.name.is_some())
+    }
+}
+
+/// Declared tools as declared; an undeclared mega-endpoint split into one tool per behaviour
+/// (T2); everything else one tool per operation.
+fn specs<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation)]) -> Vec<Spec<'a>> {
+    let mut out = Vec::new();
+    for (index, op) in chosen {
+        let found = split::detect(op, &api.defs);
+        match (intents.tools.get(index), found) {
+            (Some(declared), found) => {
+                for intent in declared {
+                    out.push(Spec { op, intent: Some(intent), split: found.clone(), variant: None });
+                }
+            }
+            (None, Some(s)) => {
+                for v in 0..s.variants.len() {
+                    out.push(Spec { op, intent: None, split: Some(s.clone()), variant: Some(v) });
+                }
+            }
+            (None, None) => out.push(Spec { op, intent: None, split: None, variant: None }),
+        }
+    }
+    out
+}
+
+/// Declared names first, then derived names; collisions get `_2`, `_3`… in (path, method)
+/// order, which does not change when the document is reordered.
+fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<String> {
+    let mut taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
+    let mut out = Vec::with_capacity(specs.len());
+    let mut derived: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (k, spec) in specs.iter().enumerate() {
+        let name = spec.base_name();
+        if !spec.declared_name() {
+            derived.entry(name.clone()).or_default().push(k);
+        }
+        out.push(name);
+    }
     for (name, ks) in derived {
-        // `chosen` is in (path, method) order already.
+        // `specs` is in (path, method) order already.
         for (n, k) in ks.into_iter().enumerate() {
             if n == 0 && !taken.contains(&name) {
                 taken.insert(name.clone());
@@ -303,7 +402,7 @@ fn assign_names(api: &Api, intents: &Intents, chosen: &[(usize, &Operation)], re
                 }
                 suffix += 1;
             };
-            let op = chosen[k].1;
+            let op = specs[k].op;
             report.push(
                 Diagnostic::note(
                     codes::NAME_COLLISION,
@@ -319,19 +418,42 @@ fn assign_names(api: &Api, intents: &Intents, chosen: &[(usize, &Operation)], re
     out
 }
 
-fn tool(
-    api: &Api,
-    op: &Operation,
-    name: String,
-    overlay: Option<&crate::overlay::ToolOverlay>,
-    report: &mut Report,
-) -> Tool {
+fn tool(api: &Api, spec: &Spec<'_>, name: String, report: &mut Report) -> Tool {
+    let overlay = spec.intent.map(|i| &i.overlay);
+    // The behaviour this tool is: an undeclared split's variant, or the one a declared tool
+    // fixes (`fixed: {action: approve}`), whose `oneOf` branch then gives its fields.
+    let behaviour = match (&spec.split, spec.variant, overlay) {
+        (Some(s), Some(v), _) => Some((s, &s.variants[v])),
+        (Some(s), None, Some(o)) => {
+            let key = s.selector.key();
+            o.fixed
+                .iter()
+                .find(|(k, _)| **k == key || k.as_str() == s.selector.field())
+                .and_then(|(_, value)| s.variant(value))
+                .map(|v| (s, v))
+        }
+        _ => None,
+    };
+    let mut op = std::borrow::Cow::Borrowed(spec.op);
+    if let Some((_, v)) = behaviour
+        && let Some(branch) = &v.body
+        && let Some(body) = &spec.op.body
+    {
+        let mut owned = spec.op.clone();
+        owned.body = Some(crate::resolve::RequestBody { schema: branch.clone(), ..body.clone() });
+        op = std::borrow::Cow::Owned(owned);
+    }
+    let op: &Operation = &op;
     let fallback = format!("{} ({}).", describe::humanize(&name), op.label());
     // The overlay is the team's own text; the spec's is untrusted (D3).
     let description = match overlay.and_then(|o| o.description.as_deref()) {
         Some(d) => describe::shorten(&describe::clean(d), 1024),
         None => {
-            let written = describe::description(op, &fallback);
+            let written = match behaviour.and_then(|(_, v)| v.description.as_deref()) {
+                Some(d) => describe::sentence(&describe::clean(d)),
+                None if behaviour.is_some() => format!("{}.", describe::humanize(&name)),
+                None => describe::description(op, &fallback),
+            };
             let (kept, dropped) = describe::untrusted(&written);
             if !dropped.is_empty() {
                 report.push(
@@ -353,9 +475,13 @@ fn tool(
             if kept.is_empty() { fallback.clone() } else { kept }
         }
     };
-    let title = overlay.and_then(|o| o.title.clone()).unwrap_or_else(|| describe::title(op, &name));
+    let title = match (overlay.and_then(|o| o.title.clone()), behaviour) {
+        (Some(t), _) => t,
+        (None, Some(_)) => describe::humanize(&name),
+        (None, None) => describe::title(op, &name),
+    };
     let (args, body, rest) = arguments(api, op, report);
-    Tool {
+    let mut tool = Tool {
         title,
         description,
         annotations: Annotations::from_method(op.method),
@@ -368,13 +494,121 @@ fn tool(
         args,
         body,
         rest,
-        output: op.success.as_ref().and_then(|r| r.schema.clone()),
+        output: output(op),
         security: op.security.clone(),
         list_tool: None,
+        fixed: Vec::new(),
+        effects: None,
+        pagination: None,
+        declared: spec.intent.map(|i| (i.file.clone(), i.pointer.clone())),
+        allow: overlay.map(|o| o.allow.clone()).filter(|a| !a.is_empty()),
         input_schema: Value::Null,
         output_schema: None,
         name,
+    };
+    // An undeclared split fixes its selector; a declared one says so in `fixed`.
+    if let (Some((s, v)), None) = (behaviour, spec.intent)
+        && let Err(e) = intent::fix(&mut tool, &s.selector.key(), v.value.clone(), &api.defs)
+    {
+        report.push(
+            Diagnostic::warning(codes::INVALID_SPEC, format!("{}: cannot split on {e}", op.label()))
+                .at(&api.file, &op.pointer)
+                .with_help("split it in the overlay (tools with `fixed` values)"),
+        );
     }
+    if let Some(i) = spec.intent {
+        intent::apply(&mut tool, i, &api.defs, report);
+    }
+    tool.annotations = intent::annotations(&tool, tool.effects.as_ref());
+    if let Some(p) = &tool.pagination {
+        let next =
+            p.next.as_deref().map(|n| format!(" (`{}` in the result)", n.trim_start_matches('/'))).unwrap_or_default();
+        tool.description = format!(
+            "{} Pages: pass the cursor the previous page returned{next} as `{}`; a null cursor means the last page.",
+            tool.description, p.cursor
+        );
+    }
+    tool
+}
+
+/// The success response's schema; for a write whose success has no body, the confirmation the
+/// runtime sends instead (E5: a side effect is never answered with nothing).
+fn output(op: &Operation) -> Option<Value> {
+    let declared = op.success.as_ref();
+    if let Some(schema) = declared.and_then(|r| r.schema.clone()) {
+        return Some(schema);
+    }
+    let writes = !Annotations::from_method(op.method).read_only;
+    let no_body = declared.is_none_or(|r| r.media_type.is_none());
+    (writes && no_body).then(|| {
+        json!({
+            "type": "object",
+            "description": "Confirmation that the call succeeded (the API returns no body).",
+            "required": ["ok", "status", "message"],
+            "properties": {
+                "ok": {"const": true},
+                "status": {"type": "integer", "description": "The HTTP status of the upstream answer."},
+                "message": {"type": "string"},
+            },
+        })
+    })
+}
+
+/// Toolsets: each entry a tool name, or an operation rule taking every tool made from the
+/// operations it matches.
+fn toolsets(api: &Api, intents: &Intents, tools: &[Tool], report: &mut Report) -> Vec<Toolset> {
+    let mut out = Vec::new();
+    for set in &intents.toolsets {
+        let mut names = BTreeSet::new();
+        let from_op = |index: usize, names: &mut BTreeSet<String>| {
+            let op = &api.operations[index];
+            for t in tools.iter().filter(|t| t.operation.method == op.method && t.operation.path == op.path) {
+                names.insert(t.name.clone());
+            }
+        };
+        for index in &set.operations {
+            from_op(*index, &mut names);
+        }
+        for (entry, pointer) in &set.entries {
+            if tools.iter().any(|t| t.name == *entry) {
+                names.insert(entry.clone());
+                continue;
+            }
+            let before = names.len();
+            for index in crate::overlay::find_operation(api, entry) {
+                from_op(index, &mut names);
+            }
+            if names.len() == before {
+                let candidates = tools.iter().map(|t| t.name.clone());
+                let help = match crate::overlay::closest(entry, candidates, 0.6) {
+                    Some(n) => format!("did you mean `{n}`?"),
+                    None => "name a tool, or an operation rule such as `tag:billing` (see `mcp-gen plan`)".to_owned(),
+                };
+                report.push(
+                    Diagnostic::warning(
+                        codes::OVERLAY_UNUSED,
+                        format!("toolset `{}` entry `{entry}` matches no tool", set.name),
+                    )
+                    .at(&set.file, pointer)
+                    .with_help(help),
+                );
+            }
+        }
+        if names.is_empty() {
+            report.push(
+                Diagnostic::warning(codes::OVERLAY_UNUSED, format!("toolset `{}` has no tools", set.name))
+                    .at(&set.file, &set.pointer)
+                    .with_help("list tool names or operation rules under `tools`"),
+            );
+            continue;
+        }
+        out.push(Toolset {
+            name: set.name.clone(),
+            description: set.description.clone(),
+            tools: names.into_iter().collect(),
+        });
+    }
+    out
 }
 
 /// Keywords on a body object that constrain it as a whole; merging its properties into the
@@ -595,15 +829,42 @@ fn link_ids(tools: &mut [Tool], defs: &Defs) {
         t.list_tool = Some(list_name.clone());
         let hint = format!("Use an id returned by {list_name}; do not guess ids.");
         if let Some(arg) = t.args.iter_mut().find(|a| matches!(&a.target, Target::Path { name, .. } if *name == param))
-            && let Value::Object(map) = &mut arg.schema
         {
-            let text = match map.get("description").and_then(Value::as_str).filter(|d| !d.trim().is_empty()) {
-                Some(d) => format!("{} {hint}", describe::sentence(d)),
-                None => hint,
-            };
-            map.insert("description".to_owned(), Value::String(text));
+            add_hint(&mut arg.schema, &hint);
         }
     }
+    // Other `<noun>_id` arguments (a body's `user_id`): the tool that lists that noun.
+    for t in tools.iter_mut() {
+        for arg in t.args.iter_mut().filter(|a| !matches!(a.target, Target::Path { .. })) {
+            let snake = heck::ToSnakeCase::to_snake_case(arg.name.as_str());
+            let Some(noun) = snake.strip_suffix("_id").filter(|n| !n.is_empty()) else { continue };
+            let mut found: Vec<&(String, String)> = lists
+                .iter()
+                .filter(|(p, _)| {
+                    p.rsplit('/').find(|s| !s.is_empty()).is_some_and(|last| {
+                        !last.starts_with('{') && naming::singular(&heck::ToSnakeCase::to_snake_case(last)) == noun
+                    })
+                })
+                .collect();
+            found.sort_by(|a, b| (a.0.len(), &a.1).cmp(&(b.0.len(), &b.1)));
+            if let Some((_, list_name)) = found.first()
+                && *list_name != t.name
+            {
+                add_hint(&mut arg.schema, &format!("Use an id returned by {list_name}; do not guess ids."));
+            }
+        }
+    }
+}
+
+/// Appends the id source to an argument's description (D2).
+fn add_hint(schema: &mut Value, hint: &str) {
+    let Value::Object(map) = schema else { return };
+    let text = match map.get("description").and_then(Value::as_str).filter(|d| !d.trim().is_empty()) {
+        Some(d) if d.contains("returned by") => return,
+        Some(d) => format!("{} {hint}", describe::sentence(d)),
+        None => hint.to_owned(),
+    };
+    map.insert("description".to_owned(), Value::String(text));
 }
 
 /// Whether a tool's success response is a list of items (an array, or an object holding one).

@@ -68,7 +68,7 @@ pub fn fnv1a(bytes: &[u8]) -> u32 {
 }
 
 /// Version segments (`v2`, `v1.1`) and `api` say nothing about the resource.
-fn is_noise(segment: &str) -> bool {
+pub fn is_noise(segment: &str) -> bool {
     let s = segment.to_ascii_lowercase();
     let digits = s.strip_prefix('v').unwrap_or("");
     (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit() || c == '.')) || s == "api"

@@ -67,10 +67,15 @@ pub fn review(catalog: &Catalog) -> Value {
                 "arguments": t.args.iter().map(|arg| json!({
                     "name": arg.name, "required": arg.required, "source": source(&arg.target),
                 })).collect::<Vec<_>>(),
+                "fixed": t.fixed.iter().map(|f| json!({
+                    "source": source(&f.arg.target), "value": f.value,
+                })).collect::<Vec<_>>(),
                 "extraArgumentsGoToBody": t.rest.is_some(),
                 "body": body,
                 "security": t.security,
                 "idsFrom": t.list_tool,
+                "effects": t.effects.as_ref().map(effects),
+                "pagination": t.pagination.as_ref().map(|p| json!({"cursor": p.cursor, "next": p.next, "limit": p.limit})),
             })
         })
         .collect();
@@ -83,6 +88,25 @@ pub fn review(catalog: &Catalog) -> Value {
         "server": {"name": catalog.server.name, "crate": catalog.server.crate_name, "title": catalog.server.title},
         "source": {"file": catalog.source.file_name, "title": catalog.source.api_title, "version": catalog.source.api_version},
         "tools": tools,
+        "toolsets": catalog.toolsets.iter().map(|t| json!({"name": t.name, "description": t.description, "tools": t.tools})).collect::<Vec<_>>(),
         "leftOut": left_out,
+    })
+}
+
+/// The team's answers (R9) as written, `null` where unanswered.
+fn effects(e: &crate::overlay::Effects) -> Value {
+    use crate::overlay::{Approver, Idempotency, KeyKind, OnRepeat};
+    let idempotency = e.idempotency.as_ref().map(|i| match i {
+        Idempotency::Kind(KeyKind::Caller) => json!("caller"),
+        Idempotency::Kind(KeyKind::None) => json!("none"),
+        Idempotency::Natural { natural, window } => json!({"natural": natural, "window": window}),
+    });
+    json!({
+        "readOnly": e.read_only,
+        "reversible": e.reversible,
+        "approver": e.approver.map(|a| match a { Approver::None => "none", Approver::Auto => "auto", Approver::Human => "human" }),
+        "onRepeat": e.on_repeat.map(|r| match r { OnRepeat::Replay => "replay", OnRepeat::NoEffect => "no_effect", OnRepeat::Repeats => "repeats" }),
+        "idempotency": idempotency,
+        "openWorld": e.open_world,
     })
 }

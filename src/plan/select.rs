@@ -80,8 +80,13 @@ fn reason(op: &Operation) -> Option<Reason> {
     if op.deprecated {
         return r(Kind::Deprecated, "deprecated".to_owned());
     }
-    let segments: Vec<String> = op
-        .path
+    let (kind, text) = route_reason(&op.path)?;
+    r(kind, text)
+}
+
+/// Why a path alone looks internal or meta (T4), if it does.
+fn route_reason(path: &str) -> Option<(Kind, String)> {
+    let segments: Vec<String> = path
         .split('/')
         .filter(|s| !s.is_empty())
         .map(|s| s.trim_matches('_').to_ascii_lowercase())
@@ -90,14 +95,19 @@ fn reason(op: &Operation) -> Option<Reason> {
     if let [only] = segments.as_slice()
         && META.contains(&only.as_str())
     {
-        return r(Kind::Meta, format!("a meta endpoint (`{}`)", op.path));
+        return Some((Kind::Meta, format!("a meta endpoint (`{path}`)")));
     }
     if let Some(first) = segments.first()
         && INTERNAL.contains(&first.as_str())
     {
-        return r(Kind::Route, format!("an internal or admin route (`{}`)", op.path));
+        return Some((Kind::Route, format!("an internal or admin route (`{path}`)")));
     }
     None
+}
+
+/// For lint: why a tool's route looks internal or meta.
+pub fn looks_internal(path: &str) -> Option<String> {
+    route_reason(path).map(|(_, text)| text)
 }
 
 /// `v1`, `v2.1`, `1.0`: not a bare number such as a status code.

@@ -229,6 +229,8 @@ pub struct Api {
     pub schemes: BTreeMap<String, SecurityScheme>,
     pub defs: Defs,
     pub skipped: Vec<Skipped>,
+    /// The document's top-level `x-` keys (`x-mcp-server` carries intents kept in the spec).
+    pub extensions: Map<String, Value>,
 }
 
 pub fn resolve(doc: &Document, report: &mut Report) -> Api {
@@ -310,6 +312,12 @@ impl<'d> Resolver<'d, '_> {
             schemes,
             defs: std::mem::take(&mut self.table.defs),
             skipped,
+            extensions: root
+                .as_object()
+                .map(|m| {
+                    m.iter().filter(|(k, _)| k.starts_with("x-mcp")).map(|(k, v)| (k.clone(), v.clone())).collect()
+                })
+                .unwrap_or_default(),
         }
     }
 

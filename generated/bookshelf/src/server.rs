@@ -22,4 +22,5 @@ pub static SERVER: ServerDecl = ServerDecl {
             env: &["BOOKSHELF_BEARER_AUTH_TOKEN"],
         },
     ],
+    toolsets: &[],
 };

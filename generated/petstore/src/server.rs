@@ -30,4 +30,5 @@ pub static SERVER: ServerDecl = ServerDecl {
             env: &["PETSTORE_AUTH_TOKEN"],
         },
     ],
+    toolsets: &[],
 };

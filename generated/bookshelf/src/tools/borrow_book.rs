@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Borrow a book. Lends the book to a member until the due date.
 ///
-/// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "borrow_book",
     method: Method::Post,
@@ -32,6 +32,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             target: Target::BodyField("deposit"),
         },
     ],
+    fixed: &[],
     body: Some(BodyDecl {
         media_type: "application/json",
         encoding: Encoding::Json,

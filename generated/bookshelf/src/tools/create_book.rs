@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Add a book to the catalogue.
 ///
-/// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "create_book",
     method: Method::Post,
@@ -44,6 +44,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             target: Target::BodyField("list_price"),
         },
     ],
+    fixed: &[],
     body: Some(BodyDecl {
         media_type: "application/json",
         encoding: Encoding::Json,

@@ -11,6 +11,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     method: Method::Get,
     path: "/genres",
     args: &[],
+    fixed: &[],
     body: None,
     rest_to_body: false,
     security: &[],

@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Change a book's details. Only the fields given are changed; null clears the subtitle.
 ///
-/// Writes; destructive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "update_book",
     method: Method::Patch,
@@ -24,6 +24,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             target: Target::Body,
         },
     ],
+    fixed: &[],
     body: Some(BodyDecl {
         media_type: "application/merge-patch+json",
         encoding: Encoding::Json,

@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Add a new pet to the store.
 ///
-/// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "add_pet",
     method: Method::Post,
@@ -32,6 +32,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             target: Target::BodyField("status"),
         },
     ],
+    fixed: &[],
     body: Some(BodyDecl {
         media_type: "application/json",
         encoding: Encoding::Json,

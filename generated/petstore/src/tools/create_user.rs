@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Create user. This can only be done by the logged in user.
 ///
-/// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "create_user",
     method: Method::Post,
@@ -40,6 +40,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             target: Target::BodyField("userStatus"),
         },
     ],
+    fixed: &[],
     body: Some(BodyDecl {
         media_type: "application/json",
         encoding: Encoding::Json,

@@ -20,6 +20,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             },
         },
     ],
+    fixed: &[],
     body: None,
     rest_to_body: false,
     security: &[],

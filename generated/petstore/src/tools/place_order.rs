@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Place an order for a pet. Place a new order in the store.
 ///
-/// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "place_order",
     method: Method::Post,
@@ -32,6 +32,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             target: Target::BodyField("complete"),
         },
     ],
+    fixed: &[],
     body: Some(BodyDecl {
         media_type: "application/json",
         encoding: Encoding::Json,

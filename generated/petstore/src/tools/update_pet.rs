@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Update an existing pet by Id.
 ///
-/// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "update_pet",
     method: Method::Put,
@@ -36,6 +36,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             target: Target::BodyField("status"),
         },
     ],
+    fixed: &[],
     body: Some(BodyDecl {
         media_type: "application/json",
         encoding: Encoding::Json,

@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Updates a pet in the store with form data. Renames a pet or changes its status.
 ///
-/// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "update_pet_with_form",
     method: Method::Post,
@@ -40,6 +40,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             },
         },
     ],
+    fixed: &[],
     body: None,
     rest_to_body: false,
     security: &[&["petstore_auth"]],

@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Update user. This can only be done by the logged in user.
 ///
-/// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "update_user",
     method: Method::Put,
@@ -48,6 +48,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             target: Target::BodyField("userStatus"),
         },
     ],
+    fixed: &[],
     body: Some(BodyDecl {
         media_type: "application/json",
         encoding: Encoding::Json,

@@ -34,6 +34,7 @@ pub const TOOL: ToolDecl = ToolDecl {
             target: Target::Body,
         },
     ],
+    fixed: &[],
     body: Some(BodyDecl {
         media_type: "application/octet-stream",
         encoding: Encoding::Binary,

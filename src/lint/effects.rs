@@ -1,0 +1,42 @@
+//! R9: every side-effecting tool answers three questions before it is emitted — reversible?,
+//! who approves?, what does a repeat do? A tool the overlay declares must answer them (error);
+//! an undeclared one runs on defaults, which this notes.
+
+use super::{Context, Rule, side_effecting};
+use crate::diag::Diagnostic;
+
+pub struct EffectsRule;
+
+pub const CODE: &str = "R9-effects";
+
+impl Rule for EffectsRule {
+    fn code(&self) -> &'static str {
+        CODE
+    }
+
+    fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        for tool in ctx.catalog.tools.iter().filter(|t| side_effecting(t)) {
+            let e = tool.effects.clone().unwrap_or_default();
+            let missing: Vec<&str> = [
+                ("reversible", e.reversible.is_none()),
+                ("approver", e.approver.is_none()),
+                ("on_repeat", e.on_repeat.is_none()),
+            ]
+            .iter()
+            .filter(|(_, m)| *m)
+            .map(|(k, _)| *k)
+            .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let message = format!("`{}` changes state but does not say: {}", tool.name, missing.join(", "));
+            let help = "answer in the overlay: `effects: {reversible: …, approver: none|auto|human, on_repeat: replay|no_effect|repeats}`";
+            let d = if tool.declared.is_some() {
+                Diagnostic::error(CODE, message)
+            } else {
+                Diagnostic::note(CODE, message)
+            };
+            out.push(ctx.at_tool(d.with_help(help), tool));
+        }
+    }
+}

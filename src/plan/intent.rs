@@ -1,0 +1,250 @@
+//! A tool's declared intents applied to its planned arguments: fixed values (sent upstream, not
+//! shown), hidden and renamed arguments, argument descriptions, effects (annotations, CONTRACT
+//! T3, R9) and pagination (H5). Every key must name something real; a typo is a located error
+//! with the closest argument name.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use super::{Annotations, Arg, Fixed, Pagination, Target, Tool};
+use crate::diag::{Diagnostic, Report, codes, join_pointer};
+use crate::overlay::{Effects, OnRepeat, ToolIntent};
+use crate::resolve::Defs;
+
+/// Verbs whose effect removes or undoes something: such tools are destructive (D4: never
+/// understate) whatever method carries them.
+const DESTRUCTIVE_VERBS: &[&str] =
+    &["delete", "remove", "void", "cancel", "revoke", "destroy", "purge", "reject", "terminate", "close"];
+
+/// Annotations from the method, then the name's verb, then the team's stated effects.
+pub fn annotations(tool: &Tool, effects: Option<&Effects>) -> Annotations {
+    let mut a = Annotations::from_method(tool.operation.method);
+    let verb = tool.name.split('_').next().unwrap_or_default();
+    if !a.read_only && DESTRUCTIVE_VERBS.contains(&verb) {
+        a.destructive = true;
+    }
+    let Some(e) = effects else { return a };
+    if e.read_only == Some(true) {
+        return Annotations {
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: e.open_world.unwrap_or(false),
+        };
+    }
+    if e.read_only == Some(false) {
+        a.read_only = false;
+    }
+    if let Some(reversible) = e.reversible {
+        a.destructive = !reversible;
+    }
+    match e.on_repeat {
+        Some(OnRepeat::Replay | OnRepeat::NoEffect) => a.idempotent = true,
+        Some(OnRepeat::Repeats) => a.idempotent = false,
+        None => {}
+    }
+    if let Some(open) = e.open_world {
+        a.open_world = open;
+    }
+    a
+}
+
+/// Takes the argument a `fixed` key names out of the tool: an argument name, or
+/// `body.FIELD` / `query.NAME` / `header.NAME` / `path.NAME` / `cookie.NAME`.
+pub fn fix(tool: &mut Tool, key: &str, value: Value, defs: &Defs) -> Result<(), String> {
+    let by_target = |arg: &Arg| match (key.split_once('.'), &arg.target) {
+        (Some(("body", f)), Target::BodyField { name }) => name == f,
+        (Some(("query", f)), Target::Query { name, .. }) => name == f,
+        (Some(("header", f)), Target::Header { name, .. }) => name.eq_ignore_ascii_case(f),
+        (Some(("path", f)), Target::Path { name, .. }) => name == f,
+        (Some(("cookie", f)), Target::Cookie { name, .. }) => name == f,
+        _ => false,
+    };
+    let found = tool.args.iter().position(|a| a.name == key).or_else(|| tool.args.iter().position(by_target));
+    if let Some(i) = found {
+        let arg = tool.args.remove(i);
+        check_value(&arg.schema, &value, defs).map_err(|e| format!("`{key}`: {e}"))?;
+        tool.fixed.push(Fixed { arg, value });
+        return Ok(());
+    }
+    // A field inside a body that stays one `body` argument: taken out of that schema.
+    let field = key.strip_prefix("body.").unwrap_or(key);
+    if let Some(arg) = tool.args.iter_mut().find(|a| a.target == Target::Body)
+        && let Some(schema) = without_property(&arg.schema, field, defs)
+    {
+        let prop = defs.follow(&arg.schema).get("properties").and_then(|p| p.get(field)).cloned().unwrap_or(json!({}));
+        check_value(&prop, &value, defs).map_err(|e| format!("`{key}`: {e}"))?;
+        arg.schema = schema;
+        tool.fixed.push(Fixed {
+            arg: Arg {
+                name: field.to_owned(),
+                target: Target::BodyField { name: field.to_owned() },
+                required: true,
+                schema: prop,
+            },
+            value,
+        });
+        return Ok(());
+    }
+    Err(format!("`{key}` is not an argument of `{}`", tool.name))
+}
+
+/// The object schema without one property, or `None` when it has no such property.
+fn without_property(schema: &Value, field: &str, defs: &Defs) -> Option<Value> {
+    let mut shape = defs.follow(schema).as_object()?.clone();
+    shape.get_mut("properties")?.as_object_mut()?.shift_remove(field)?;
+    if let Some(Value::Array(required)) = shape.get_mut("required") {
+        required.retain(|r| r != field);
+        if required.is_empty() {
+            shape.shift_remove("required");
+        }
+    }
+    Some(Value::Object(shape))
+}
+
+/// A fixed value must be one the argument accepts: the checks that catch a typo (`enum`,
+/// `const`, `type`). The server sends it as written.
+fn check_value(schema: &Value, value: &Value, defs: &Defs) -> Result<(), String> {
+    let schema = defs.follow(schema);
+    if let Some(options) = schema.get("enum").and_then(Value::as_array)
+        && !options.contains(value)
+    {
+        let list: Vec<String> = options.iter().map(Value::to_string).collect();
+        return Err(format!("{value} is not one of {}", list.join(", ")));
+    }
+    if let Some(c) = schema.get("const")
+        && c != value
+    {
+        return Err(format!("{value} is not the constant {c}"));
+    }
+    let fits = |t: &str| match t {
+        "string" => value.is_string(),
+        "integer" => value.as_i64().is_some() || value.as_u64().is_some(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "null" => value.is_null(),
+        _ => true,
+    };
+    let ok = match schema.get("type") {
+        Some(Value::String(t)) => fits(t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(fits),
+        _ => true,
+    };
+    if ok { Ok(()) } else { Err(format!("{value} does not have the argument's type {}", schema["type"])) }
+}
+
+/// Applies one declared tool's `fixed`, `params`, `effects` and `paginate`.
+pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Report) {
+    let o = &intent.overlay;
+    let at = |field: &str, key: &str| join_pointer(&join_pointer(&intent.pointer, field), key);
+    let field_name = |f: &str| if intent.pointer.contains("/tools/") { f.to_owned() } else { format!("x-mcp-{f}") };
+    for (key, value) in &o.fixed {
+        if let Err(e) = fix(tool, key, value.clone(), defs) {
+            report.push(
+                Diagnostic::error(codes::OVERLAY, format!("cannot fix {e}"))
+                    .at(&intent.file, at(&field_name("fixed"), key))
+                    .with_help(help_names(tool, key)),
+            );
+        }
+    }
+    let mut taken: BTreeSet<String> = tool.args.iter().map(|a| a.name.clone()).collect();
+    for (key, p) in &o.params {
+        let pointer = at(&field_name("params"), key);
+        let Some(i) = tool.args.iter().position(|a| a.name == *key) else {
+            report.push(
+                Diagnostic::error(codes::OVERLAY, format!("`{key}` is not an argument of `{}`", tool.name))
+                    .at(&intent.file, pointer)
+                    .with_help(help_names(tool, key)),
+            );
+            continue;
+        };
+        if p.hidden {
+            if tool.args[i].required {
+                report.push(
+                    Diagnostic::error(
+                        codes::OVERLAY,
+                        format!("`{key}` is required by the operation and cannot be hidden"),
+                    )
+                    .at(&intent.file, pointer)
+                    .with_help(format!("fix its value instead: `fixed: {{{key}: …}}`")),
+                );
+            } else {
+                taken.remove(key);
+                tool.args.remove(i);
+            }
+            continue;
+        }
+        let arg = &mut tool.args[i];
+        if p.required {
+            arg.required = true;
+        }
+        if let Some(d) = &p.description {
+            set_description(&mut arg.schema, &super::describe::clean(d));
+        }
+        if let Some(new) = &p.rename {
+            if !valid_arg_name(new) {
+                report.push(
+                    Diagnostic::error(codes::OVERLAY, format!("`{new}` is not a valid argument name"))
+                        .at(&intent.file, join_pointer(&pointer, "rename"))
+                        .with_help("use 1-64 characters of [A-Za-z0-9_], starting with a letter"),
+                );
+            } else if new != key && taken.contains(new) {
+                report.push(
+                    Diagnostic::error(codes::OVERLAY, format!("`{}` already has an argument named `{new}`", tool.name))
+                        .at(&intent.file, join_pointer(&pointer, "rename"))
+                        .with_help("choose another name"),
+                );
+            } else {
+                taken.remove(key);
+                taken.insert(new.clone());
+                arg.name = new.clone();
+            }
+        }
+    }
+    if let Some(p) = &o.paginate {
+        let exists = |n: &str| tool.args.iter().any(|a| a.name == n);
+        for (field, name) in [("cursor", Some(&p.cursor)), ("limit", p.limit.as_ref())] {
+            if let Some(name) = name
+                && !exists(name)
+            {
+                report.push(
+                    Diagnostic::error(
+                        codes::OVERLAY,
+                        format!("paginate.{field} `{name}` is not an argument of `{}`", tool.name),
+                    )
+                    .at(&intent.file, at(&field_name("paginate"), field))
+                    .with_help(help_names(tool, name)),
+                );
+            }
+        }
+        tool.pagination = Some(Pagination { cursor: p.cursor.clone(), next: p.next.clone(), limit: p.limit.clone() });
+    }
+    tool.effects = o.effects.clone();
+}
+
+/// `description` on an argument schema; beside a `$ref` it is a sibling (2020-12 allows that).
+pub fn set_description(schema: &mut Value, text: &str) {
+    if let Value::Object(map) = schema {
+        map.insert("description".to_owned(), Value::String(text.to_owned()));
+    } else if let Value::Bool(true) = schema {
+        *schema = json!({"description": text});
+    }
+}
+
+fn valid_arg_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+fn help_names(tool: &Tool, key: &str) -> String {
+    let names: Vec<String> = tool.args.iter().map(|a| a.name.clone()).collect();
+    match crate::overlay::closest(key, names.iter().cloned(), 0.5) {
+        Some(n) => format!("did you mean `{n}`? (`mcp-gen plan` lists each tool's arguments)"),
+        None if names.is_empty() => format!("`{}` has no arguments left", tool.name),
+        None => format!("the arguments of `{}` are: {}", tool.name, names.join(", ")),
+    }
+}

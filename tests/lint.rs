@@ -1,0 +1,95 @@
+//! The contract lint (CONTRACT T1–T7, D1–D4, I4–I6, R7, R9, E5): every rule catches the pattern
+//! its fixture in `tests/fixtures/lint/<code>/` plants, and nothing else fires there; the example
+//! specs lint clean.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use mcp_gen::{Input, Settings, generate};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `(code, severity)` of every finding, compiling or not; T5 also against the fixture's stale
+/// `tools.json` when it has one.
+fn findings(spec: &Path, overlay: &Path) -> Vec<(String, String)> {
+    let input = Input::files(spec, Some(overlay.to_path_buf()));
+    let report = match generate(&input, &Settings::default()) {
+        Ok(output) => {
+            let mut diagnostics = output.diagnostics.diagnostics;
+            if let Ok(stale) = std::fs::read_to_string(spec.with_file_name("tools.json")) {
+                diagnostics.extend(mcp_gen::lint::check_against(&output.catalog, &stale));
+            }
+            diagnostics
+        }
+        Err(report) => report.diagnostics,
+    };
+    report.iter().map(|d| (d.code.to_owned(), d.severity.to_string())).collect()
+}
+
+#[test]
+fn every_rule_catches_its_planted_pattern_and_only_that() {
+    let dir = repo().join("tests/fixtures/lint");
+    let mut codes: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    codes.sort();
+    let required =
+        ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "D1", "D2", "D3", "D4", "I4", "I5", "I6", "R7", "R9", "E5"];
+    for id in required {
+        assert!(codes.iter().any(|c| c.starts_with(&format!("{id}-"))), "no lint fixture for {id}");
+    }
+    let rule_codes: Vec<&str> = mcp_gen::lint::rules().iter().map(|r| r.code()).collect();
+    let mut failures = Vec::new();
+    for code in &codes {
+        assert!(rule_codes.contains(&code.as_str()), "fixture `{code}` names no lint rule");
+        let found = findings(&dir.join(code).join("openapi.json"), &dir.join(code).join("overlay.json"));
+        let codes_found: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
+        if codes_found != [code.as_str()] {
+            failures.push(format!("{code}: expected exactly one `{code}` finding, got {found:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_example_specs_lint_clean() {
+    let specs = mcp_gen::cli::repo_specs(&repo()).unwrap();
+    assert!(specs.len() >= 5, "expected the example specs under specs/");
+    for spec in specs {
+        let output = generate(&spec.input, &spec.settings).unwrap_or_else(|r| panic!("specs/{}:\n{r}", spec.name));
+        assert!(output.diagnostics.diagnostics.is_empty(), "specs/{} has findings:\n{}", spec.name, output.diagnostics);
+    }
+}
+
+#[test]
+fn allowed_codes_are_checked() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("openapi.json"),
+        std::fs::read_to_string(repo().join("tests/fixtures/lint/I5-ids-and-units/openapi.json")).unwrap(),
+    )
+    .unwrap();
+    let overlay = r#"{"mcp-gen": 1, "server": {"instructions": "Things of one account."},
+        "tools": {"create_thing": {"operation": "createThing", "allow": ["I5-ids-and-unit"],
+        "effects": {"reversible": true, "approver": "none", "on_repeat": "replay"}}}}"#;
+    std::fs::write(dir.join("overlay.json"), overlay).unwrap();
+    let found = findings(&dir.join("openapi.json"), &dir.join("overlay.json"));
+    // A typo in `allow` accepts nothing and says which code was meant.
+    assert!(found.iter().any(|(c, _)| c == "I5-ids-and-units"), "{found:?}");
+    assert!(found.iter().any(|(c, _)| c == "overlay"), "{found:?}");
+    std::fs::write(dir.join("overlay.json"), overlay.replace("I5-ids-and-unit\"", "I5-ids-and-units\"")).unwrap();
+    let found = findings(&dir.join("openapi.json"), &dir.join("overlay.json"));
+    assert!(found.is_empty(), "{found:?}");
+}
+
+fn tempdir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-gen-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
