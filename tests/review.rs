@@ -37,7 +37,7 @@ fn the_published_overlay_schema_is_current_and_accepts_the_example_overlays() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), published);
     let schema: Value = serde_json::from_str(&published).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    for name in ["petstore", "bookshelf"] {
+    for name in ["petstore", "bookshelf", "users", "withdrawals", "invoices"] {
         let text = std::fs::read_to_string(repo().join(format!("specs/{name}/overlay.yaml"))).unwrap();
         let mut sources = mcp_gen::load::Sources::default();
         let mut report = mcp_gen::Report::new();
@@ -167,8 +167,9 @@ paths:
     assert!(reasons.contains(&("GET /old", "deprecated (T4; keep it with the overlay's `include`)")), "{reasons:?}");
 
     // The overlay keeps them: by `include`, or by naming a tool for the operation.
-    let out =
-        run(Some("mcp-gen: 1\ninclude: [old, 'GET /v1/healthz']\ntools:\n  reindex_search: {operation: reindex}\n"));
+    let out = run(Some(
+        "mcp-gen: 1\ninclude: [old, 'GET /v1/healthz']\ntools:\n  reindex_search: {operation: reindex, effects: {reversible: true, approver: none, on_repeat: no_effect}}\n",
+    ));
     let names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["health", "list_pets", "old", "reindex_search"]);
     assert_eq!(out.catalog.excluded.len(), 1, "only the x-internal one is still left out");

@@ -20,7 +20,8 @@ impl Rule for IdSource {
         for tool in &ctx.catalog.tools {
             for arg in &tool.args {
                 let path_param = matches!(arg.target, Target::Path { .. });
-                if !is_id(&arg.name) && !(path_param && arg.name.to_ascii_lowercase().ends_with("id")) {
+                let id_path_param = path_param && arg.name.to_ascii_lowercase().ends_with("id");
+                if !(is_id(&arg.name) || id_path_param) {
                     continue;
                 }
                 let described =

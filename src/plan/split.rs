@@ -322,8 +322,7 @@ fn noun(op: &Operation) -> String {
         .path
         .split('/')
         .filter(|s| !s.is_empty() && !s.starts_with('{') && !naming::is_noise(s))
-        .filter(|s| !DISPATCH.contains(&s.to_ascii_lowercase().as_str()))
-        .next_back()
+        .rfind(|s| !DISPATCH.contains(&s.to_ascii_lowercase().as_str()))
         .unwrap_or("item");
     naming::sanitize(&heck::ToSnakeCase::to_snake_case(naming::singular(segment).as_str()))
 }
