@@ -1,6 +1,26 @@
 //! The `mcp-gen` command line: a thin front end over [`crate::generate`]. Diagnostics go to
 //! stderr, machine output to stdout. Exit codes: 0 success, 1 check found drift, 2 bad input.
 
+/// `println!`/`print!` that end the process quietly when stdout is closed (`mcp-gen plan | head`)
+/// instead of panicking, as command-line tools do.
+macro_rules! println {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout().lock(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+macro_rules! print {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        if write!(out, $($t)*).and_then(|()| out.flush()).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
@@ -375,9 +395,18 @@ fn compile(args: &SpecArgs, settings: &Settings) -> Option<crate::Output> {
     }
 }
 
+/// Errors and warnings in full; notes (lint advice, often one per tool on a large API without an
+/// overlay) counted, with `mcp-gen lint` to list them.
 fn print_report(report: &Report) {
-    if !report.is_empty() {
-        eprintln!("{report}");
+    let notes = report.diagnostics.iter().filter(|d| d.severity == crate::Severity::Note).count();
+    let shown = Report {
+        diagnostics: report.diagnostics.iter().filter(|d| d.severity != crate::Severity::Note).cloned().collect(),
+    };
+    if !shown.is_empty() {
+        eprintln!("{shown}");
+    }
+    if notes > 0 {
+        eprintln!("{notes} note(s): `mcp-gen lint` lists them");
     }
 }
 

@@ -117,9 +117,10 @@ pub fn check(source: &Value, catalog: &Catalog) -> Fidelity {
         doc: source,
         siblings_apply: source.get("openapi").and_then(Value::as_str).is_some_and(|v| v.starts_with("3.1")),
     };
-    let mut by_op: BTreeMap<(String, String), &Tool> = BTreeMap::new();
+    // A split operation has several tools; each is checked against it.
+    let mut by_op: BTreeMap<(String, String), Vec<&Tool>> = BTreeMap::new();
     for tool in &catalog.tools {
-        by_op.insert((tool.operation.method.as_lower().to_owned(), tool.operation.path.clone()), tool);
+        by_op.entry((tool.operation.method.as_lower().to_owned(), tool.operation.path.clone())).or_default().push(tool);
     }
     let mut out = Fidelity::default();
     let Some(paths) = source.get("paths").and_then(Value::as_object) else { return out };
@@ -136,7 +137,7 @@ pub fn check(source: &Value, catalog: &Catalog) -> Fidelity {
             }
             out.operations += 1;
             let label = format!("{} {path}", method_l.to_ascii_uppercase());
-            let Some(tool) = by_op.get(&(method_l.clone(), path.clone())) else {
+            let Some(tools) = by_op.get(&(method_l.clone(), path.clone())) else {
                 let reason = catalog
                     .excluded
                     .iter()
@@ -145,12 +146,32 @@ pub fn check(source: &Value, catalog: &Catalog) -> Fidelity {
                 out.left_out.push((label, reason));
                 continue;
             };
-            let mut checker = Checker { ctx: &ctx, tool, input: &tool.input_schema, label: &label, out: &mut out };
-            checker.operation(item, op, swagger2);
+            for tool in tools {
+                let mut checker = Checker { ctx: &ctx, tool, input: &tool.input_schema, label: &label, out: &mut out };
+                checker.operation(item, op, swagger2);
+            }
         }
     }
     out
 }
+
+/// The keywords a fixed value is checked against.
+const CONSTRAINTS: &[&str] = &[
+    "enum",
+    "const",
+    "type",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+];
 
 struct Ctx<'a> {
     doc: &'a Value,
@@ -232,7 +253,10 @@ impl<'c, 'a> Checker<'c, 'a> {
             });
             let at = format!("{} {location} {name}", self.label);
             let Some(arg) = arg else {
-                self.lose(&at, "parameter", "no argument carries this parameter".to_owned());
+                let schema = p.get("schema").unwrap_or(p);
+                if !self.fixed_or_hidden(&format!("{location}.{name}"), schema, &at) {
+                    self.lose(&at, "parameter", "no argument carries this parameter".to_owned());
+                }
                 continue;
             };
             let schema: &'a Value = if swagger2 {
@@ -274,6 +298,8 @@ impl<'c, 'a> Checker<'c, 'a> {
     fn body(&mut self, schema: &'a Value, body_required: bool) {
         let input = self.input;
         let at = format!("{} body", self.label);
+        // A tool split out of a body with alternatives is checked against its own alternative.
+        let schema = self.branch(schema).unwrap_or(schema);
         if let Some(arg) = self.tool.args.iter().find(|a| a.target == Target::Body) {
             self.argument(schema, &arg.name, body_required, &at);
             return;
@@ -315,7 +341,9 @@ impl<'c, 'a> Checker<'c, 'a> {
     fn body_property(&mut self, name: &str, schema: &'a Value, required: bool, at: &str) {
         let Some(arg) = self.tool.args.iter().find(|a| matches!(&a.target, Target::BodyField { name: n } if n == name))
         else {
-            self.lose(at, "property", "no argument carries this body property".to_owned());
+            if !self.fixed_or_hidden(&format!("body.{name}"), schema, at) {
+                self.lose(at, "property", "no argument carries this body property".to_owned());
+            }
             return;
         };
         self.argument(schema, &arg.name, required, at);
@@ -335,6 +363,74 @@ impl<'c, 'a> Checker<'c, 'a> {
             let ok = input.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x == arg));
             self.count(at, "required", ok, arg);
         }
+    }
+
+    /// A parameter or body property the tool does not take as an argument: a fixed value (each
+    /// of its source constraints is kept when the value satisfies it: the server always sends
+    /// that value) or an optional argument the overlay hid (its constraints no longer apply).
+    fn fixed_or_hidden(&mut self, key: &str, schema: &'a Value, at: &str) -> bool {
+        let (place, name) = key.split_once('.').unwrap_or(("", key));
+        let matches = |t: &Target| match (t, place) {
+            (Target::BodyField { name: n }, "body")
+            | (Target::Path { name: n, .. }, "path")
+            | (Target::Query { name: n, .. }, "query")
+            | (Target::Header { name: n, .. }, "header")
+            | (Target::Cookie { name: n, .. }, "cookie") => n == name,
+            _ => false,
+        };
+        if let Some(f) = self.tool.fixed.iter().find(|f| matches(&f.arg.target)) {
+            let value = f.value.clone();
+            for layer in self.source_layers(&[schema]) {
+                let mut own = layer.as_object().cloned().unwrap_or_default();
+                own.shift_remove("$ref");
+                own.shift_remove("allOf");
+                for kw in CONSTRAINTS {
+                    if own.contains_key(*kw) {
+                        // OpenAPI 3.0 schemas are draft-4 shaped for these keywords.
+                        let ok =
+                            jsonschema::draft4::new(&Value::Object(own.clone())).map_or(true, |v| v.is_valid(&value));
+                        self.count(at, kw, ok, &format!("fixed value {value}"));
+                    }
+                }
+            }
+            return true;
+        }
+        if self.tool.hidden.iter().any(|a| matches(&a.target)) {
+            self.out.not_applicable += 1;
+            return true;
+        }
+        false
+    }
+
+    /// For a tool that fixes a body property, the `oneOf`/`anyOf` alternative of the source body
+    /// that property selects (by discriminator mapping, by `const`/single `enum`, or by the
+    /// implicit mapping to a schema of that name).
+    fn branch(&self, schema: &'a Value) -> Option<&'a Value> {
+        let shape = self.ctx.deref(schema);
+        let branches = shape.get("oneOf").or_else(|| shape.get("anyOf"))?.as_array()?;
+        for f in &self.tool.fixed {
+            let Target::BodyField { name } = &f.arg.target else { continue };
+            let Some(v) = f.value.as_str() else { continue };
+            let mapping = shape.get("discriminator").and_then(|d| d.get("mapping")).and_then(|m| m.get(v));
+            if let Some(target) = mapping.and_then(Value::as_str)
+                && let Some(b) = branches.iter().find(|b| b.get("$ref").and_then(Value::as_str) == Some(target))
+            {
+                return Some(b);
+            }
+            for b in branches {
+                let pinned = self.source_layers(&[b]).iter().any(|l| {
+                    l.get("properties").and_then(|p| p.get(name)).map(|p| self.ctx.deref(p)).is_some_and(|p| {
+                        p.get("const").and_then(Value::as_str) == Some(v)
+                            || p.get("enum").and_then(Value::as_array).is_some_and(|e| e.len() == 1 && e[0] == v)
+                    })
+                });
+                let named = b.get("$ref").and_then(Value::as_str).is_some_and(|r| r.rsplit('/').next() == Some(v));
+                if pinned || named {
+                    return Some(b);
+                }
+            }
+        }
+        None
     }
 
     /// Server-assigned: `readOnly` on the property, its `$ref` target or an `allOf` branch.

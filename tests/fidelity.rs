@@ -115,9 +115,10 @@ fn normalisation_keeps_meaning() {
     // Collisions: the path `id` keeps its name, the body `id` and the header `limit` are renamed.
     let names: Vec<&str> = put.args.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["id", "limit", "filter", "header_limit", "body_id", "secret", "note", "shape", "tree", "meta"]);
-    // readOnly leaves the input, writeOnly stays; nullable and example are 2020-12.
+    // readOnly leaves the input, writeOnly stays; nullable is 2020-12; examples are not limits
+    // and cost tokens, so inputs leave them out (T6).
     assert!(props.get("created").is_none());
-    assert_eq!(props["note"], json!({"type": ["string", "null"], "maxLength": 10, "examples": ["hello"]}));
+    assert_eq!(props["note"], json!({"type": ["string", "null"], "maxLength": 10}));
     // allOf of plain objects is merged exactly.
     assert_eq!(props["meta"]["required"], json!(["a"]));
     assert_eq!(props["meta"]["properties"]["b"], json!({"type": "integer", "maximum": 5}));

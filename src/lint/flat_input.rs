@@ -5,7 +5,11 @@ use serde_json::Value;
 
 use super::{Context, Rule};
 use crate::diag::Diagnostic;
-use crate::resolve::Defs;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Map;
+
+use crate::resolve::schema::{def_name, for_each_subschema};
 
 pub struct FlatInput;
 
@@ -13,20 +17,30 @@ pub const CODE: &str = "I4-flat-input";
 /// Object levels below the arguments themselves a model fills in reliably.
 const MAX_OBJECT_DEPTH: usize = 4;
 
-fn depth(schema: &Value, defs: &Defs, seen: &mut Vec<String>) -> usize {
-    if let Some(name) = crate::resolve::schema::def_name(schema) {
-        if seen.iter().any(|s| s == name) || seen.len() > 16 {
+/// Object levels of `schema`, following `$ref`s into the tool's own `$defs`; each def is
+/// measured once (memoised; a def on a cycle counts as flat where it recurs).
+fn depth(
+    schema: &Value,
+    defs: Option<&Map<String, Value>>,
+    memo: &mut BTreeMap<String, usize>,
+    visiting: &mut BTreeSet<String>,
+) -> usize {
+    if let Some(name) = def_name(schema) {
+        if let Some(d) = memo.get(name) {
+            return *d;
+        }
+        let Some(target) = defs.and_then(|d| d.get(name)) else { return 0 };
+        if !visiting.insert(name.to_owned()) {
             return 0;
         }
-        seen.push(name.to_owned());
-        let d = depth(defs.follow(schema), defs, seen);
-        seen.pop();
+        let d = depth(target, defs, memo, visiting);
+        visiting.remove(name);
+        memo.insert(name.to_owned(), d);
         return d;
     }
     let mut deepest = 0;
-    crate::resolve::schema::for_each_subschema(schema, &mut |child| deepest = deepest.max(depth(child, defs, seen)));
-    let is_object = schema.get("properties").is_some();
-    deepest + usize::from(is_object)
+    for_each_subschema(schema, &mut |child| deepest = deepest.max(depth(child, defs, memo, visiting)));
+    deepest + usize::from(schema.get("properties").is_some())
 }
 
 impl Rule for FlatInput {
@@ -37,9 +51,12 @@ impl Rule for FlatInput {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let defs = &ctx.catalog.defs;
         for tool in &ctx.catalog.tools {
+            let own = tool.input_schema.get("$defs").and_then(Value::as_object);
+            let mut memo = BTreeMap::new();
             for arg in &tool.args {
                 let shape = defs.follow(&arg.schema);
-                let d = depth(&arg.schema, defs, &mut Vec::new());
+                let emitted = tool.input_schema.get("properties").and_then(|p| p.get(&arg.name)).unwrap_or(&arg.schema);
+                let d = depth(emitted, own, &mut memo, &mut BTreeSet::new());
                 if d > MAX_OBJECT_DEPTH {
                     out.push(
                         ctx.at_tool(

@@ -128,25 +128,65 @@ pub fn check_against(catalog: &Catalog, checked_in: &str) -> Vec<Diagnostic> {
     out
 }
 
-/// Every `description` string in schema position of a schema, with its JSON Pointer (a property
-/// *named* `description` is a schema, not text).
-pub fn schema_texts<'a>(schema: &'a Value, at: &str, out: &mut Vec<(String, &'a str)>) {
-    let Value::Object(map) = schema else { return };
-    if let Some(Value::String(d)) = map.get("description") {
-        out.push((format!("{at}/description"), d));
-    }
-    for (key, value) in map {
-        match (key.as_str(), value) {
-            ("properties" | "$defs" | "patternProperties" | "dependentSchemas", Value::Object(entries)) => {
-                for (name, sub) in entries {
-                    let token = name.replace('~', "~0").replace('/', "~1");
-                    schema_texts(sub, &format!("{at}/{key}/{token}"), out);
+/// Every `description` string in schema position of a schema (a property *named*
+/// `description` is a schema, not text). Pointers are not built here: large catalogs hold
+/// millions of nodes; [`text_pointer`] finds one when a text is reported.
+pub fn schema_texts<'a>(schema: &'a Value, out: &mut Vec<&'a str>) {
+    visit_texts(schema, &mut Vec::new(), &mut |_, text| {
+        out.push(text);
+        false
+    });
+}
+
+/// The JSON Pointer (below `at`) of the first schema description equal to `text`.
+pub fn text_pointer(schema: &Value, at: &str, text: &str) -> String {
+    let mut found = None;
+    visit_texts(schema, &mut Vec::new(), &mut |path, t| {
+        if t == text {
+            let mut p = at.to_owned();
+            for seg in path {
+                p.push('/');
+                match seg {
+                    Seg::Key(k) => p.push_str(&k.replace('~', "~0").replace('/', "~1")),
+                    Seg::Index(i) => p.push_str(&i.to_string()),
                 }
             }
+            p.push_str("/description");
+            found = Some(p);
+            return true;
+        }
+        false
+    });
+    found.unwrap_or_else(|| at.to_owned())
+}
+
+#[derive(Clone, Copy)]
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Calls `f` with the path and each description; stops when `f` returns true.
+fn visit_texts<'a>(schema: &'a Value, path: &mut Vec<Seg<'a>>, f: &mut dyn FnMut(&[Seg<'a>], &'a str) -> bool) -> bool {
+    let Value::Object(map) = schema else { return false };
+    if let Some(Value::String(d)) = map.get("description")
+        && f(path, d)
+    {
+        return true;
+    }
+    for (key, value) in map {
+        let mut descend = |segs: [Seg<'a>; 2], sub: &'a Value, len: usize| {
+            path.extend_from_slice(&segs[..len]);
+            let stop = visit_texts(sub, path, f);
+            path.truncate(path.len() - len);
+            stop
+        };
+        let stop = match (key.as_str(), value) {
+            ("properties" | "$defs" | "patternProperties" | "dependentSchemas", Value::Object(entries)) => {
+                entries.iter().any(|(name, sub)| descend([Seg::Key(key), Seg::Key(name)], sub, 2))
+            }
             ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(items)) => {
-                for (i, sub) in items.iter().enumerate() {
-                    schema_texts(sub, &format!("{at}/{key}/{i}"), out);
-                }
+                items.iter().enumerate().any(|(i, sub)| descend([Seg::Key(key), Seg::Index(i)], sub, 2))
             }
             (
                 "items"
@@ -160,10 +200,14 @@ pub fn schema_texts<'a>(schema: &'a Value, at: &str, out: &mut Vec<(String, &'a 
                 | "unevaluatedProperties"
                 | "unevaluatedItems",
                 Value::Object(_),
-            ) => schema_texts(value, &format!("{at}/{key}"), out),
-            _ => {}
+            ) => descend([Seg::Key(key), Seg::Index(0)], value, 1),
+            _ => false,
+        };
+        if stop {
+            return true;
         }
     }
+    false
 }
 
 /// Whether a tool changes state.

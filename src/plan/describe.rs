@@ -5,17 +5,145 @@
 use crate::resolve::Operation;
 
 /// Longest description kept from the spec, in characters, before cutting at a sentence end.
-const MAX_DESCRIPTION: usize = 480;
+const MAX_DESCRIPTION: usize = 300;
 const MAX_TITLE: usize = 72;
 
 /// Markdown and HTML reduced to plain text on one line. Entities are decoded before tags are
 /// stripped (descriptions often carry escaped HTML, `&lt;p&gt;`), and once more after, for text
 /// escaped twice.
 pub fn clean(text: &str) -> String {
-    let once = strip_markup(&decode_entities(text));
-    let twice = strip_markup(&decode_entities(&once));
-    twice.split_whitespace().collect::<Vec<_>>().join(" ")
+    let blocks = strip_blocks(&decode_entities(text));
+    let once = strip_markup(&blocks);
+    // Text escaped twice (`&amp;lt;b&amp;gt;`) is markup once decoded; literal `<` from a code
+    // span is not touched again.
+    let decoded = decode_entities(&once);
+    let twice = if decoded != once { strip_markup(&decoded) } else { once };
+    deshout(&twice.split_whitespace().collect::<Vec<_>>().join(" "))
 }
+
+/// Block markdown, line by line: headings, quotes and list bullets lose their marks (a heading
+/// or table row ends as a sentence), table separator rows, link definitions and fence lines go,
+/// table cells are joined with `;`.
+fn strip_blocks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let mut l = line.trim();
+        let fence = l.starts_with("```") || l.starts_with("~~~");
+        let separator = l.contains("---") && l.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '+'));
+        let link_def = l.starts_with('[') && l.contains("]: ");
+        if fence || separator || link_def || l.chars().all(|c| matches!(c, '-' | '*' | '_' | '=' | ' ')) && l.len() >= 3
+        {
+            out.push(' ');
+            continue;
+        }
+        let mut sentence_end = false;
+        if l.starts_with('#') {
+            l = l.trim_start_matches('#').trim_start();
+            sentence_end = true;
+        }
+        while let Some(rest) = l.strip_prefix('>') {
+            l = rest.trim_start();
+        }
+        for bullet in ["- ", "* ", "+ ", "• "] {
+            if let Some(rest) = l.strip_prefix(bullet) {
+                l = rest;
+                sentence_end = true;
+            }
+        }
+        let numbered = l
+            .split_once(". ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.len() <= 3 && n.chars().all(|c| c.is_ascii_digit()));
+        if numbered && let Some((_, rest)) = l.split_once(". ") {
+            l = rest;
+            sentence_end = true;
+        }
+        let row;
+        if l.starts_with('|') && l.ends_with('|') && l.len() > 1 {
+            row =
+                l.trim_matches('|').split('|').map(str::trim).filter(|c| !c.is_empty()).collect::<Vec<_>>().join("; ");
+            l = &row;
+            sentence_end = true;
+        }
+        out.push_str(l);
+        if sentence_end && !l.is_empty() && !l.ends_with(['.', '!', '?', ':', ';']) {
+            out.push('.');
+        }
+        out.push(' ');
+    }
+    out
+}
+
+/// Shouting (CONTRACT D3) turned into ordinary case: a run of three or more all-caps words
+/// ("DO NOT USE", "WILL BE REMOVED"), and an all-caps alert word opening a sentence
+/// ("IMPORTANT:"). Acronyms stay as they are.
+fn deshout(text: &str) -> String {
+    const ALERTS: &[&str] =
+        &["IMPORTANT", "WARNING", "CAUTION", "NOTE", "NOTICE", "ATTENTION", "CRITICAL", "DEPRECATED"];
+    let words: Vec<&str> = text.split(' ').collect();
+    let letters = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_owned();
+    let caps = |w: &str| {
+        let l = letters(w);
+        l.chars().filter(|c| c.is_alphabetic()).count() >= 2 && l.chars().all(|c| !c.is_lowercase())
+    };
+    let numeric = |w: &str| !w.is_empty() && w.chars().all(|c| !c.is_alphabetic());
+    let mut lower = vec![false; words.len()];
+    let mut i = 0;
+    while i < words.len() {
+        if !caps(words[i]) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        let mut count = 0;
+        while j < words.len() && (caps(words[j]) || (numeric(words[j]) && j > i)) {
+            count += usize::from(caps(words[j]));
+            j += 1;
+        }
+        let sentence_start = i == 0 || words[i - 1].ends_with(['.', '!', '?', ':']);
+        let alert = ALERTS.contains(&letters(words[i]).as_str()) && (sentence_start || j - i > 1);
+        if count >= 3 || alert {
+            for (k, flag) in lower.iter_mut().enumerate().take(j).skip(i) {
+                *flag = caps(words[k]) && !ACRONYMS.contains(&letters(words[k]).as_str());
+            }
+        }
+        i = j.max(i + 1);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut sentence_start = true;
+    for (k, w) in words.iter().enumerate() {
+        if k > 0 {
+            out.push(' ');
+        }
+        if lower[k] {
+            let lowered = w.to_lowercase();
+            if sentence_start {
+                let mut upper = true;
+                for ch in lowered.chars() {
+                    if upper && ch.is_alphabetic() {
+                        out.extend(ch.to_uppercase());
+                        upper = false;
+                    } else {
+                        out.push(ch);
+                    }
+                }
+            } else {
+                out.push_str(&lowered);
+            }
+        } else {
+            out.push_str(w);
+        }
+        sentence_start = w.ends_with(['.', '!', '?']);
+    }
+    out
+}
+
+/// Upper-case words that are names, not shouting.
+const ACRONYMS: &[&str] = &[
+    "API", "APIS", "ID", "IDS", "URL", "URI", "URLS", "HTTP", "HTTPS", "JSON", "XML", "HTML", "CSV", "PDF", "UUID",
+    "UTC", "ISO", "RFC", "REST", "SQL", "SDK", "OAUTH", "JWT", "TLS", "SSL", "DNS", "IP", "TCP", "UDP", "AWS", "GCP",
+    "SMS", "MMS", "PIN", "VAT", "IBAN", "BIC", "EU", "US", "UK", "USA", "CPU", "GPU", "RAM", "YAML", "S3", "EC2", "OK",
+    "GET", "PUT", "POST", "PATCH", "DELETE", "HEAD", "OPTIONS", "CRUD", "MFA", "SSO", "SAML", "LDAP", "CORS",
+];
 
 fn strip_markup(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -35,7 +163,8 @@ fn strip_markup(text: &str) -> String {
                 i += end + 2;
                 continue;
             }
-            // [text](url) → text
+            // ![alt](url) and [text](url) → the text
+            '!' if next == Some('[') => {}
             '[' => {
                 if let Some(close) = chars[i + 1..].iter().position(|n| *n == ']')
                     && chars.get(i + close + 2) == Some(&'(')
@@ -48,9 +177,37 @@ fn strip_markup(text: &str) -> String {
                 }
                 out.push('[');
             }
-            // Code spans: the backticks go, the code stays.
-            '`' => {}
-            '*' | '#' | '_' if is_markup(&out, c, next) => {}
+            // Code spans: the backticks go, the code stays as written.
+            '`' => {
+                let run = chars[i..].iter().take_while(|n| **n == '`').count();
+                let body = i + run;
+                let closing = (body..chars.len()).find(|&k| {
+                    chars[k..].iter().take_while(|n| **n == '`').count() == run
+                        && chars.get(k.wrapping_sub(1)) != Some(&'`')
+                });
+                match closing {
+                    Some(end) => {
+                        out.extend(&chars[body..end]);
+                        i = end + run;
+                    }
+                    None => i = body,
+                }
+                continue;
+            }
+            // Underscores are identifiers far more often than emphasis (`_embedded`, `__init__`).
+            '*' => {
+                // Emphasis marks: a run of them with a word on exactly one side (`**bold**`);
+                // `a*b`, `5 * 3`, `*/*` and `storage.*` stay.
+                let run = chars[i..].iter().take_while(|n| **n == c).count();
+                let before = i.checked_sub(1).and_then(|k| chars.get(k)).is_some_and(|p| p.is_alphanumeric());
+                let after = chars.get(i + run).is_some_and(|n| n.is_alphanumeric());
+                if before == after {
+                    out.extend(&chars[i..i + run]);
+                }
+                i += run;
+                continue;
+            }
+            '#' if is_markup(&out, c, next) => {}
             c if c.is_whitespace() => out.push(' '),
             c => out.push(c),
         }
@@ -90,6 +247,13 @@ const INJECTION: &[&str] = &[
     "do not use any other tool",
     "before using any other tool",
     "when the user says",
+    "if the user mentions",
+    "when the user mentions",
+    "if the user asks",
+    "your own judgment",
+    "your own judgement",
+    "best judgment",
+    "best judgement",
     "whenever the user says",
     "if the user says",
     "ask the user for their",
@@ -237,16 +401,15 @@ pub fn sentence(text: &str) -> String {
 pub fn description(op: &Operation, fallback: &str) -> String {
     let summary = op.summary.as_deref().map(clean).filter(|s| !s.is_empty());
     let body = op.description.as_deref().map(clean).filter(|s| !s.is_empty());
+    // D1: one sentence of purpose. A terse summary ("Get pet") gets the description's first
+    // sentence beside it when that says more.
+    let first = |b: &str| sentence(&first_sentences(b, 1));
     let text = match (summary, body) {
-        (Some(s), Some(b)) => {
-            if says_the_same(&s, &b) {
-                sentence(&b)
-            } else {
-                format!("{} {}", sentence(&s), sentence(&b))
-            }
+        (Some(s), Some(b)) if s.split_whitespace().count() < 4 && !says_the_same(&s, &first(&b)) => {
+            format!("{} {}", sentence(&s), first(&b))
         }
-        (Some(s), None) => sentence(&s),
-        (None, Some(b)) => sentence(&b),
+        (Some(s), _) => sentence(&s),
+        (None, Some(b)) => first(&b),
         (None, None) => sentence(fallback),
     };
     shorten(&text, MAX_DESCRIPTION)
@@ -297,7 +460,7 @@ mod tests {
     fn cleans_markdown_and_html() {
         assert_eq!(
             clean("**Find** a <b>pet</b> by [id](https://x.example).\n\n# Notes\nUse `pet_id`."),
-            "Find a pet by id. Notes Use pet_id."
+            "Find a pet by id. Notes. Use pet_id."
         );
         assert_eq!(clean("a &amp; b"), "a & b");
         assert_eq!(clean("1&mdash;100 &ndash; NB&semi; &#39;x&#x27; AT&T"), "1—100 – NB; 'x' AT&T");
@@ -306,6 +469,25 @@ mod tests {
         assert_eq!(clean("in a [**CAPTURE**](https://x) webhook"), "in a CAPTURE webhook");
         assert_eq!(clean("when a<b and more text"), "when a<b and more text");
         assert_eq!(clean("&nbsp; <i class=\"fa\"></i>"), "");
+        // Literal asterisks, identifiers and code stay; tables, fences, quotes and bullets go.
+        assert_eq!(
+            clean("Use `*/*`, a*b, 5 * 3, `storage.*` and `<body>`."),
+            "Use */*, a*b, 5 * 3, storage.* and <body>."
+        );
+        assert_eq!(clean("| Name | Type |\n| --- | --- |\n| id | string |"), "Name; Type. id; string.");
+        assert_eq!(clean("> Quoted\n- one\n- two\n```json\n{}\n```"), "Quoted one. two. {}");
+        assert_eq!(clean("__init__ and _embedded"), "__init__ and _embedded");
+    }
+
+    #[test]
+    fn shouting_is_lowered_and_acronyms_stay() {
+        assert_eq!(
+            clean("IMPORTANT: the ID must be set. DO NOT USE. The HTTP API."),
+            "Important: the ID must be set. Do not use. The HTTP API."
+        );
+        assert_eq!(clean("DEPRECATED and WILL BE REMOVED in 9.0."), "Deprecated and will be removed in 9.0.");
+        assert_eq!(clean("[USES 10 UNITS PER NAME]"), "[Uses 10 units per name]");
+        assert_eq!(clean("Status CREATED or FAILED."), "Status CREATED or FAILED.");
     }
 
     #[test]

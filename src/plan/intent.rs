@@ -173,7 +173,8 @@ pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Rep
                 );
             } else {
                 taken.remove(key);
-                tool.args.remove(i);
+                let arg = tool.args.remove(i);
+                tool.hidden.push(arg);
             }
             continue;
         }

@@ -111,6 +111,8 @@ pub struct Tool {
     pub list_tool: Option<String>,
     /// Arguments with a value the server always sends (a split selector, overlay `fixed`).
     pub fixed: Vec<Fixed>,
+    /// Optional arguments the overlay hid: never sent.
+    pub hidden: Vec<Arg>,
     /// What the team stated about the tool's effects (overlay `effects`; R9).
     pub effects: Option<crate::overlay::Effects>,
     pub pagination: Option<Pagination>,
@@ -480,7 +482,14 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, report: &mut Report) -> Tool {
         (None, Some(_)) => describe::humanize(&name),
         (None, None) => describe::title(op, &name),
     };
-    let (args, body, rest) = arguments(api, op, report);
+    let (mut args, body, mut rest) = arguments(api, op, report);
+    // Spec text, briefly (T6); the overlay's own descriptions and id hints come after.
+    for arg in &mut args {
+        crate::schema::brief::brief(&mut arg.schema, crate::schema::brief::INPUT_DESCRIPTION);
+    }
+    if let Some(r) = &mut rest {
+        crate::schema::brief::brief(r, crate::schema::brief::INPUT_DESCRIPTION);
+    }
     let mut tool = Tool {
         title,
         description,
@@ -498,6 +507,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, report: &mut Report) -> Tool {
         security: op.security.clone(),
         list_tool: None,
         fixed: Vec::new(),
+        hidden: Vec::new(),
         effects: None,
         pagination: None,
         declared: spec.intent.map(|i| (i.file.clone(), i.pointer.clone())),
@@ -774,7 +784,8 @@ fn as_base64(schema: &Value, media_type: Option<&str>) -> Value {
         }
         let note = "The file's bytes, base64-encoded.";
         match m.get_mut("description") {
-            Some(Value::String(d)) if !d.contains("base64") => d.push_str(&format!(" {note}")),
+            // First, so a shortened description keeps it.
+            Some(Value::String(d)) if !d.contains("base64") => *d = format!("{note} {d}"),
             Some(_) => {}
             None => {
                 m.insert("description".to_owned(), json!(note));

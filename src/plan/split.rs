@@ -177,6 +177,29 @@ fn find(op: &Operation, defs: &Defs) -> Option<Found> {
     if matches!(op.method, Method::Get | Method::Head | Method::Options | Method::Trace) {
         return None;
     }
+    let found = find_selector(op, defs)?;
+    // A value is a behaviour when the endpoint is a dispatcher (`/users/manage`, `manageUser`)
+    // or every value is a verb; otherwise it is data (a task's `action: review`, a payment
+    // method's `type: card`), and lint reports the candidate instead.
+    let verbs = found.1.iter().all(|v| v.as_str().is_some_and(|s| VERBS.contains(&first_word(s).as_str())));
+    (dispatcher(op) || verbs).then_some(found)
+}
+
+/// Operation words that name a dispatcher rather than one behaviour.
+const DISPATCH_VERBS: &[&str] = &["manage", "handle", "process", "perform", "execute", "dispatch", "do", "run"];
+
+/// An endpoint whose path or operationId says it dispatches.
+fn dispatcher(op: &Operation) -> bool {
+    let segment = op.path.split('/').any(|s| DISPATCH.contains(&s.to_ascii_lowercase().as_str()));
+    let id = op
+        .operation_id
+        .as_deref()
+        .map(heck::ToSnakeCase::to_snake_case)
+        .is_some_and(|id| DISPATCH_VERBS.contains(&id.split('_').next().unwrap_or_default()));
+    segment || id
+}
+
+fn find_selector(op: &Operation, defs: &Defs) -> Option<Found> {
     if let Some(body) = &op.body {
         let shape = defs.follow(&body.schema);
         if let Some(found) = discriminated(shape, defs) {

@@ -3,6 +3,8 @@
 //! in the tool's own `$defs` under its component's name (I2); a shape used once is inlined.
 //! `readOnly` properties leave inputs and `writeOnly` properties leave outputs.
 
+pub mod brief;
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{Map, Value, json};
@@ -80,6 +82,11 @@ impl Prepared {
         let mut stripped = defs.schemas.clone();
         for v in stripped.values_mut() {
             strip(v, direction, &flags);
+            match direction {
+                Direction::Input => brief::brief(v, brief::INPUT_DESCRIPTION),
+                Direction::Output => brief::brief(v, brief::OUTPUT_DESCRIPTION),
+                Direction::Neither => {}
+            }
         }
         let edges: BTreeMap<String, Vec<String>> = stripped
             .iter()
@@ -146,7 +153,9 @@ pub fn output_schema(tool: &Tool, prepared: &Prepared, budget: usize) -> (Option
     if out == &Value::Bool(true) || out.as_object().is_some_and(Map::is_empty) {
         return (None, None);
     }
-    let (mut schema, untrimmed) = finish(out.clone(), prepared, Some(budget), false);
+    let mut out = out.clone();
+    brief::brief(&mut out, brief::OUTPUT_DESCRIPTION);
+    let (mut schema, untrimmed) = finish(out, prepared, Some(budget), false);
     // Clients before 2026-07-28 accept only object-rooted output schemas and see a bare `$ref`
     // as none; put the referenced shape at the root.
     if let Some(name) = def_name(&schema).map(str::to_owned)

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /books` (operationId `listBooks`).
 use mcp_gen_runtime::decl::*;
-/// List books. Returns one page of the catalogue, newest first. Pass next_cursor from the previous page to continue.
+/// List books. Returns one page of the catalogue, newest first.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

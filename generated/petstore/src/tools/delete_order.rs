@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /store/order/{orderId}` (operationId `deleteOrder`).
 use mcp_gen_runtime::decl::*;
-/// Delete purchase order by ID. For valid response try integer IDs with value < 1000. Anything above 1000 or nonintegers will generate API errors.
+/// Delete purchase order by ID.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /pet/{petId}` (operationId `deletePet`).
 use mcp_gen_runtime::decl::*;
-/// Delete a pet.
+/// Deletes a pet.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

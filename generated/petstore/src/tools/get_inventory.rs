@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /store/inventory` (operationId `getInventory`).
 use mcp_gen_runtime::decl::*;
-/// Returns pet inventories by status. Returns a map of status codes to quantities.
+/// Returns pet inventories by status.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /store/order/{orderId}` (operationId `getOrderById`).
 use mcp_gen_runtime::decl::*;
-/// Find purchase order by ID. For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
+/// Find purchase order by ID.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

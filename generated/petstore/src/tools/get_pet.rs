@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /pet/{petId}` (operationId `getPetById`).
 use mcp_gen_runtime::decl::*;
-/// Find pet by ID. Returns a single pet.
+/// Find pet by ID.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /user/{username}` (operationId `getUserByName`).
 use mcp_gen_runtime::decl::*;
-/// Get user by user name. Get user detail based on username.
+/// Get user by user name.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

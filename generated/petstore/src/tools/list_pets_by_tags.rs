@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /pet/findByTags` (operationId `findPetsByTags`).
 use mcp_gen_runtime::decl::*;
-/// Finds Pets by tags. Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.
+/// Finds Pets by tags.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

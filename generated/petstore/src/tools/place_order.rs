@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /store/order` (operationId `placeOrder`).
 use mcp_gen_runtime::decl::*;
-/// Place an order for a pet. Place a new order in the store.
+/// Place an order for a pet.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
