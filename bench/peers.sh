@@ -32,9 +32,6 @@ TOOLS="${TOOLS:-mcp-gen,fastmcp,openapi-mcp-generator,rmcp-openapi-server}"
 TOP="${TOP:-8}"
 CARGO_JOBS="${CARGO_JOBS:-1}"
 
-FASTMCP_VERSION=4.2.3
-OMG_VERSION=4.0.1
-RMCP_VERSION=0.32.1
 
 log() { printf '%s\n' "$*" >&2; }
 wants() { [[ ",$TOOLS," == *",$1,"* ]]; }
@@ -42,37 +39,8 @@ wants() { [[ ",$TOOLS," == *",$1,"* ]]; }
 [[ -x "$MCPGEN" || "${LIST_DOCS:-0}" == 1 ]] || { log "mcp-gen not found at $MCPGEN (build it, or set MCPGEN)"; exit 2; }
 
 # ------------------------------------------------------------------ install the peers
-install_fastmcp() {
-  local py="$BENCH/.venv/bin/python"
-  if [[ -x "$py" ]] && "$py" -c "import fastmcp,sys; sys.exit(fastmcp.__version__ != '$FASTMCP_VERSION')" 2>/dev/null; then
-    return
-  fi
-  log "installing fastmcp==$FASTMCP_VERSION into bench/.venv"
-  python3 -m venv "$BENCH/.venv"
-  "$BENCH/.venv/bin/pip" install --quiet --disable-pip-version-check "fastmcp==$FASTMCP_VERSION" >&2
-}
-
-install_omg() {
-  local dir="$BENCH/.npm"
-  if [[ -x "$dir/node_modules/.bin/openapi-mcp-generator" ]] &&
-     grep -q "\"version\": \"$OMG_VERSION\"" "$dir/node_modules/openapi-mcp-generator/package.json" 2>/dev/null; then
-    return
-  fi
-  log "installing openapi-mcp-generator@$OMG_VERSION into bench/.npm"
-  mkdir -p "$dir"
-  [[ -f "$dir/package.json" ]] || printf '{"name":"mcp-gen-bench-peers","private":true}\n' >"$dir/package.json"
-  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "openapi-mcp-generator@$OMG_VERSION" >&2)
-}
-
-install_rmcp() {
-  local exe="$BENCH/.tools/bin/rmcp-openapi-server"
-  if [[ -x "$exe" ]] && "$exe" --version 2>/dev/null | grep -q "$RMCP_VERSION"; then
-    return
-  fi
-  log "installing rmcp-openapi-server $RMCP_VERSION into bench/.tools (compiles; several minutes)"
-  cargo install rmcp-openapi-server --version "$RMCP_VERSION" --locked \
-    --root "$BENCH/.tools" -j "$CARGO_JOBS" --target-dir "$BENCH/.tools/target" >&2
-}
+# install_fastmcp, install_omg, install_rmcp and the pinned versions
+source "$BENCH/install.sh"
 
 if [[ "${NO_INSTALL:-0}" != 1 ]]; then
   wants fastmcp && install_fastmcp

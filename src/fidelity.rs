@@ -577,16 +577,28 @@ impl<'c, 'a> Checker<'c, 'a> {
             .flatten()
             .filter_map(Value::as_str)
             .collect();
+        // In a whole `body` argument, a field the tool fixes is sent by the server, always.
+        let whole_body = depth == 0 && at.ends_with(" body");
+        let fixed = |name: &str| {
+            whole_body
+                && self.tool.fixed.iter().any(|f| matches!(&f.arg.target, Target::BodyField { name: n } if n == name))
+        };
         for name in &required {
             if props.get(name).is_some_and(|subs| subs.iter().any(|s| self.read_only(s))) {
                 self.out.not_applicable += 1;
                 continue;
             }
-            self.count(at, "required", emitted_required.contains(name), name);
+            self.count(at, "required", emitted_required.contains(name) || fixed(name), name);
         }
         for (name, subs) in props {
             if subs.iter().any(|s| self.read_only(s)) {
                 self.out.not_applicable += 1;
+                continue;
+            }
+            if fixed(name) {
+                for sub in subs {
+                    self.fixed_or_hidden(&format!("body.{name}"), sub, &format!("{at}.{name}"));
+                }
                 continue;
             }
             let esubs: Vec<&'c Value> =

@@ -12,13 +12,41 @@ const MAX_TITLE: usize = 72;
 /// stripped (descriptions often carry escaped HTML, `&lt;p&gt;`), and once more after, for text
 /// escaped twice.
 pub fn clean(text: &str) -> String {
-    let blocks = strip_blocks(&decode_entities(text));
+    let blocks = strip_blocks(&line_breaks(&decode_entities(text)));
     let once = strip_markup(&blocks);
     // Text escaped twice (`&amp;lt;b&amp;gt;`) is markup once decoded; literal `<` from a code
     // span is not touched again.
     let decoded = decode_entities(&once);
     let twice = if decoded != once { strip_markup(&decoded) } else { once };
     deshout(&twice.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// HTML that breaks lines (`<br>`, `</br>`, paragraphs, list items) as newlines, so markdown
+/// tables and lists written between them are seen as blocks.
+fn line_breaks(text: &str) -> String {
+    if !text.contains('<') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail.find('>').filter(|e| *e <= 8);
+        let tag = end.map(|e| tail[1..e].trim().trim_end_matches('/').trim().to_ascii_lowercase());
+        match (end, tag.as_deref()) {
+            (Some(e), Some("br" | "/br" | "p" | "/p" | "li" | "/li" | "ul" | "/ul" | "ol" | "/ol")) => {
+                out.push('\n');
+                rest = &tail[e + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Block markdown, line by line: headings, quotes and list bullets lose their marks (a heading
@@ -175,6 +203,16 @@ fn strip_markup(text: &str) -> String {
                     i += close + 2 + paren + 1;
                     continue;
                 }
+                // [text][] and [text][ref] → the text
+                if let Some(close) = chars[i + 1..].iter().position(|n| *n == ']')
+                    && chars.get(i + close + 2) == Some(&'[')
+                    && let Some(end) = chars[i + close + 3..].iter().take(64).position(|n| *n == ']')
+                {
+                    let label: String = chars[i + 1..i + 1 + close].iter().collect();
+                    out.push_str(&strip_markup(&label));
+                    i += close + 3 + end + 1;
+                    continue;
+                }
                 out.push('[');
             }
             // Code spans: the backticks go, the code stays as written.
@@ -187,18 +225,49 @@ fn strip_markup(text: &str) -> String {
                 });
                 match closing {
                     Some(end) => {
-                        out.extend(&chars[body..end]);
+                        let code: String = chars[body..end].iter().collect();
+                        // A tag named in code (`</body>`) is text here, not markup.
+                        let t = code.trim();
+                        if t.starts_with('<') && t.ends_with('>') && t.len() > 2 {
+                            out.push_str(&t[1..t.len() - 1]);
+                        } else if !code.contains('<') && (code.contains("__") || code.contains("**")) {
+                            // Emphasis written inside code (`__liveChatBan__`) is still emphasis.
+                            out.push_str(&strip_markup(&code));
+                        } else {
+                            out.push_str(&code);
+                        }
                         i = end + run;
                     }
                     None => i = body,
                 }
                 continue;
             }
-            // Underscores are identifiers far more often than emphasis (`_embedded`, `__init__`).
+            // `_emphasis_` and `__strong__`: a run of one or two underscores after a non-word
+            // character, closed by the same run before a non-word character on the same line;
+            // identifiers (`pet_id`, `_embedded`) have no such pair.
+            '_' if !i.checked_sub(1).and_then(|k| chars.get(k)).is_some_and(|p| p.is_alphanumeric())
+                && let run = chars[i..].iter().take_while(|n| **n == '_').count()
+                && run <= 2
+                && let Some(len) = emphasis_close(&chars[i + run..], run) =>
+            {
+                out.extend(&chars[i + run..i + run + len]);
+                i += run + len + run;
+                continue;
+            }
             '*' => {
-                // Emphasis marks: a run of them with a word on exactly one side (`**bold**`);
-                // `a*b`, `5 * 3`, `*/*` and `storage.*` stay.
-                let run = chars[i..].iter().take_while(|n| **n == c).count();
+                let run = chars[i..].iter().take_while(|n| **n == '*').count();
+                // `**strong**`, `*"em"*`: a pair of runs on one line around text that does not
+                // start or end with a space (a single star only around a word or a quote).
+                let opens = !i.checked_sub(1).and_then(|k| chars.get(k)).is_some_and(|p| p.is_alphanumeric())
+                    && chars.get(i + run).is_some_and(|n| run >= 2 || n.is_alphanumeric() || *n == '"' || *n == '\'');
+                if opens && let Some(len) = star_close(&chars[i + run..], run) {
+                    let inner: String = chars[i + run..i + run + len].iter().collect();
+                    out.push_str(&strip_markup(&inner));
+                    i += run + len + run;
+                    continue;
+                }
+                // A single mark with a word on exactly one side (`*em*`); `a*b`, `5 * 3`,
+                // `*/*`, `storage.*` and `*|MERGE|*` stay.
                 let before = i.checked_sub(1).and_then(|k| chars.get(k)).is_some_and(|p| p.is_alphanumeric());
                 let after = chars.get(i + run).is_some_and(|n| n.is_alphanumeric());
                 if before == after {
@@ -300,6 +369,37 @@ fn sentences(text: &str) -> Vec<&str> {
         out.push(&text[start..]);
     }
     out
+}
+
+/// Length of the text a `**` run opens, up to the matching run on the same line.
+fn star_close(rest: &[char], run: usize) -> Option<usize> {
+    if rest.first().is_none_or(|c| c.is_whitespace() || *c == '*') {
+        return None;
+    }
+    let limit = rest.len().min(200);
+    (1..limit).find(|&k| {
+        rest[k..].iter().take_while(|c| **c == '*').count() == run
+            && !rest[k - 1].is_whitespace()
+            && rest[k - 1] != '*'
+            && (run >= 2 || rest[k - 1].is_alphanumeric() || matches!(rest[k - 1], '"' | '\''))
+            && !rest.get(k + run).is_some_and(|c| c.is_alphanumeric())
+            && !rest[..k].contains(&'\n')
+    })
+}
+
+/// Length of the text an underscore run of `run` opens, up to its matching close.
+fn emphasis_close(rest: &[char], run: usize) -> Option<usize> {
+    if rest.first().is_none_or(|c| c.is_whitespace() || *c == '_') {
+        return None;
+    }
+    let limit = rest.len().min(80);
+    (1..limit).find(|&k| {
+        rest[k..].iter().take_while(|c| **c == '_').count() == run
+            && !rest[k - 1].is_whitespace()
+            && !rest.get(k + run).is_some_and(|c| c.is_alphanumeric() || *c == '_')
+            && !rest[..k].contains(&'\n')
+            && !rest[..k].contains(&'_')
+    })
 }
 
 /// Emphasis and heading marks, not underscores inside identifiers like `pet_id`.
@@ -472,11 +572,26 @@ mod tests {
         // Literal asterisks, identifiers and code stay; tables, fences, quotes and bullets go.
         assert_eq!(
             clean("Use `*/*`, a*b, 5 * 3, `storage.*` and `<body>`."),
-            "Use */*, a*b, 5 * 3, storage.* and <body>."
+            "Use */*, a*b, 5 * 3, storage.* and body."
         );
         assert_eq!(clean("| Name | Type |\n| --- | --- |\n| id | string |"), "Name; Type. id; string.");
         assert_eq!(clean("> Quoted\n- one\n- two\n```json\n{}\n```"), "Quoted one. two. {}");
-        assert_eq!(clean("__init__ and _embedded"), "__init__ and _embedded");
+        assert_eq!(clean("pet_id and _embedded"), "pet_id and _embedded");
+        assert_eq!(
+            clean("Enter \"**share**\" (**admin or user**), `__x__`, *|BRAND:LOGO|*"),
+            "Enter \"share\" (admin or user), x, *|BRAND:LOGO|*"
+        );
+        assert_eq!(
+            clean("the *\"display_collection\"* above, *em* and *.json or *.xml"),
+            "the \"display_collection\" above, em and *.json or *.xml"
+        );
+        assert_eq!(
+            clean("a password _only if_ you upload your _.ghl_ file. __Metadata:__ none"),
+            "a password only if you upload your .ghl file. Metadata: none"
+        );
+        assert_eq!(clean("__Activity name:__ x. Update a **[listItem][]**."), "Activity name: x. Update a listItem.");
+        assert_eq!(clean("| A | B |</br>|---|---|</br>| 1 | 2 |"), "A; B. 1; 2.");
+        assert_eq!(clean("before the closing `</body>` tag"), "before the closing /body tag");
     }
 
     #[test]
