@@ -497,6 +497,13 @@ pub fn sentence(text: &str) -> String {
     if t.is_empty() || t.ends_with(['.', '!', '?', '…', ':']) { t.to_owned() } else { format!("{t}.") }
 }
 
+/// The operation's summary and description, cleaned, as one text.
+pub fn full_text(op: &Operation) -> String {
+    let parts: Vec<String> =
+        [op.summary.as_deref(), op.description.as_deref()].into_iter().flatten().map(|t| sentence(&clean(t))).collect();
+    parts.join(" ")
+}
+
 /// One purpose sentence from the summary, then what the description adds, within bounds.
 pub fn description(op: &Operation, fallback: &str) -> String {
     let summary = op.summary.as_deref().map(clean).filter(|s| !s.is_empty());

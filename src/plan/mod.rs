@@ -456,7 +456,10 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, report: &mut Report) -> Tool {
                 None if behaviour.is_some() => format!("{}.", describe::humanize(&name)),
                 None => describe::description(op, &fallback),
             };
-            let (kept, dropped) = describe::untrusted(&written);
+            let (kept, _) = describe::untrusted(&written);
+            // Reported from the whole spec text, also what is not emitted: the team should know
+            // its spec addresses models.
+            let (_, dropped) = describe::untrusted(&describe::full_text(op));
             if !dropped.is_empty() {
                 report.push(
                     Diagnostic::warning(
