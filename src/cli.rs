@@ -76,6 +76,9 @@ pub enum Command {
     Catalog {
         #[command(flatten)]
         spec: SpecArgs,
+        /// Only the tools of this toolset (what `/mcp/v1/<toolset>` serves).
+        #[arg(long)]
+        toolset: Option<String>,
     },
     /// Compile and report every diagnostic: spec and overlay problems and the contract lint
     /// (exit 1 on errors, or on warnings with --deny-warnings).
@@ -208,11 +211,29 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
             }
         }
-        Command::Catalog { spec } => {
+        Command::Catalog { spec, toolset } => {
             let settings = spec.catalog_settings();
-            let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+            let Some(mut output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+            if let Some(name) = &toolset {
+                let Some(set) = output.catalog.toolsets.iter().find(|t| t.name == *name).cloned() else {
+                    let known: Vec<&str> = output.catalog.toolsets.iter().map(|t| t.name.as_str()).collect();
+                    eprintln!(
+                        "error: no toolset `{name}` (toolsets: {})",
+                        if known.is_empty() {
+                            "none; declare them under `toolsets` in the overlay".to_owned()
+                        } else {
+                            known.join(", ")
+                        }
+                    );
+                    return ExitCode::from(2);
+                };
+                output.catalog.tools.retain(|t| set.tools.contains(&t.name));
+            }
+            // The whole catalog is already rendered; a toolset's part is rendered here.
+            let subset = toolset.as_ref().map(|_| crate::emit::catalog::tools_json(&output.catalog));
+            let text = subset.as_deref().unwrap_or_else(|| output.tools_json());
             let mut stdout = std::io::stdout().lock();
-            let written = stdout.write_all(output.tools_json().as_bytes()).and_then(|()| stdout.flush());
+            let written = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
             // The process ends here: freeing millions of JSON nodes one by one would only
             // delay the exit (seconds on the largest documents).
             std::mem::forget(output);

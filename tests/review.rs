@@ -205,3 +205,25 @@ fn lint_reports_as_text_or_json_and_can_deny_warnings() {
     assert_eq!(d["severity"], "warning");
     assert!(d["location"]["line"].as_u64().is_some(), "{d}");
 }
+
+#[test]
+fn a_toolset_is_a_catalog_of_its_own_and_the_plan_shows_fixed_and_hidden_arguments() {
+    let args = ["--spec", "specs/withdrawals/openapi.yaml", "--overlay", "specs/withdrawals/overlay.yaml"];
+    let out = mcp_gen(&[&["catalog", "--toolset", "review"][..], &args].concat());
+    assert!(out.status.success());
+    let catalog: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = catalog["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["approve_withdrawal", "get_withdrawal", "list_withdrawals", "reject_withdrawal"]);
+    let out = mcp_gen(&[&["catalog", "--toolset", "billing"][..], &args].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("toolsets: review"));
+
+    let out = mcp_gen(&[&["plan"][..], &args].concat());
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let approve = plan["tools"].as_array().unwrap().iter().find(|t| t["name"] == "approve_withdrawal").unwrap();
+    assert_eq!(approve["fixed"][0]["value"], "approve");
+    assert_eq!(approve["fixed"][0]["source"]["pointer"], "/action");
+    assert_eq!(approve["hidden"][0]["name"], "reason");
+    assert_eq!(approve["effects"]["approver"], "human");
+    assert_eq!(plan["toolsets"][0]["name"], "review");
+}

@@ -70,6 +70,7 @@ pub fn review(catalog: &Catalog) -> Value {
                 "fixed": t.fixed.iter().map(|f| json!({
                     "source": source(&f.arg.target), "value": f.value,
                 })).collect::<Vec<_>>(),
+                "hidden": t.hidden.iter().map(|a| json!({"name": a.name, "source": source(&a.target)})).collect::<Vec<_>>(),
                 "extraArgumentsGoToBody": t.rest.is_some(),
                 "body": body,
                 "security": t.security,
