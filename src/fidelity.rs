@@ -369,15 +369,7 @@ impl<'c, 'a> Checker<'c, 'a> {
     /// of its source constraints is kept when the value satisfies it: the server always sends
     /// that value) or an optional argument the overlay hid (its constraints no longer apply).
     fn fixed_or_hidden(&mut self, key: &str, schema: &'a Value, at: &str) -> bool {
-        let (place, name) = key.split_once('.').unwrap_or(("", key));
-        let matches = |t: &Target| match (t, place) {
-            (Target::BodyField { name: n }, "body")
-            | (Target::Path { name: n, .. }, "path")
-            | (Target::Query { name: n, .. }, "query")
-            | (Target::Header { name: n, .. }, "header")
-            | (Target::Cookie { name: n, .. }, "cookie") => n == name,
-            _ => false,
-        };
+        let matches = |t: &Target| t.is_keyed(key);
         if let Some(f) = self.tool.fixed.iter().find(|f| matches(&f.arg.target)) {
             let value = f.value.clone();
             for layer in self.source_layers(&[schema]) {

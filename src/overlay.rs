@@ -228,6 +228,8 @@ pub struct ToolIntent {
     /// The file and JSON Pointer of the declaration, for diagnostics.
     pub file: String,
     pub pointer: String,
+    /// Declared by `x-mcp-*` keys in the spec, whose field names carry that prefix.
+    pub in_spec: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -478,6 +480,7 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
                     overlay: tool.clone(),
                     file: file.to_owned(),
                     pointer: at,
+                    in_spec: false,
                 });
             }
             many => report.push(
@@ -587,7 +590,13 @@ fn from_spec(api: &Api, intents: &mut Intents, report: &mut Report) {
         if let Some(tool) = located::<ToolOverlay>(&api.file, &op.pointer, Value::Object(value), SPEC_KEYS, report) {
             intents.tools.insert(
                 index,
-                vec![ToolIntent { name, overlay: tool, file: api.file.clone(), pointer: op.pointer.clone() }],
+                vec![ToolIntent {
+                    name,
+                    overlay: tool,
+                    file: api.file.clone(),
+                    pointer: op.pointer.clone(),
+                    in_spec: true,
+                }],
             );
         }
     }

@@ -69,7 +69,8 @@ fn the_example_specs_lint_clean() {
 
 #[test]
 fn allowed_codes_are_checked() {
-    let dir = tempdir();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     std::fs::write(
         dir.join("openapi.json"),
         std::fs::read_to_string(repo().join("tests/fixtures/lint/I5-ids-and-units/openapi.json")).unwrap(),
@@ -86,10 +87,4 @@ fn allowed_codes_are_checked() {
     std::fs::write(dir.join("overlay.json"), overlay.replace("I5-ids-and-unit\"", "I5-ids-and-units\"")).unwrap();
     let found = findings(&dir.join("openapi.json"), &dir.join("overlay.json"));
     assert!(found.is_empty(), "{found:?}");
-}
-
-fn tempdir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-gen-lint-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

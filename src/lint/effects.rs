@@ -16,11 +16,11 @@ impl Rule for EffectsRule {
 
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for tool in ctx.catalog.tools.iter().filter(|t| side_effecting(t)) {
-            let e = tool.effects.clone().unwrap_or_default();
+            let e = tool.effects.as_ref();
             let missing: Vec<&str> = [
-                ("reversible", e.reversible.is_none()),
-                ("approver", e.approver.is_none()),
-                ("on_repeat", e.on_repeat.is_none()),
+                ("reversible", e.is_none_or(|e| e.reversible.is_none())),
+                ("approver", e.is_none_or(|e| e.approver.is_none())),
+                ("on_repeat", e.is_none_or(|e| e.on_repeat.is_none())),
             ]
             .iter()
             .filter(|(_, m)| *m)

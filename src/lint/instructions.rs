@@ -30,28 +30,20 @@ impl Rule for Instructions {
         let mut problems = Vec::new();
         let len = text.chars().count();
         if len > MAX_CHARS {
-            problems.push(format!("{len} characters long (at most {MAX_CHARS})"));
+            problems.push(format!("the server instructions are {len} characters long (at most {MAX_CHARS})"));
         }
         let named = ctx.catalog.tools.iter().filter(|t| contains_word(text, &t.name)).count();
         if named >= MAX_TOOLS_NAMED {
-            problems.push(format!("names {named} tools (tools/list already lists them)"));
+            problems.push(format!("the server instructions name {named} tools (tools/list already lists them)"));
         }
         let lower = text.to_lowercase();
         if let Some(p) = HOW_TO_THINK.iter().find(|p| lower.contains(*p)) {
-            problems.push(format!("tells the model how to think (\"{p}\")"));
+            problems.push(format!("the server instructions tell the model how to think (\"{p}\")"));
         }
         for p in problems {
-            out.push(
-                Diagnostic::warning(
-                    CODE,
-                    format!("the server instructions are {p}")
-                        .replace("are names", "name")
-                        .replace("are tells", "tell"),
-                )
-                .with_help(
-                    "say what the server is for and the context it works in (account, units, id formats), nothing more",
-                ),
-            );
+            out.push(Diagnostic::warning(CODE, p).with_help(
+                "say what the server is for and the context it works in (account, units, id formats), nothing more",
+            ));
         }
     }
 }

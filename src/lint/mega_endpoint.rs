@@ -11,8 +11,6 @@ pub struct MegaEndpoint;
 
 pub const CODE: &str = "T2-mega-endpoint";
 
-const SELECTORS: &[&str] = &["action", "op", "operation", "command", "cmd", "verb"];
-
 impl Rule for MegaEndpoint {
     fn code(&self) -> &'static str {
         CODE
@@ -23,13 +21,10 @@ impl Rule for MegaEndpoint {
             let defs = &ctx.catalog.defs;
             for arg in &tool.args {
                 let shape = defs.follow(&arg.schema);
-                let selector = SELECTORS.contains(&arg.name.to_ascii_lowercase().as_str())
+                let selector = split::SELECTORS.contains(&arg.name.to_ascii_lowercase().as_str())
                     && shape.get("enum").and_then(Value::as_array).is_some_and(|e| e.len() >= 2);
-                let branches = arg.target == Target::Body
-                    && (shape.get("oneOf").is_some() || shape.get("anyOf").is_some())
-                    && split::flatten(shape, defs).is_none();
                 let discriminated = arg.target == Target::Body && shape.get("discriminator").is_some();
-                if selector || discriminated || (branches && shape.get("discriminator").is_some()) {
+                if selector || discriminated {
                     out.push(
                         ctx.at_tool(
                             Diagnostic::warning(

@@ -147,7 +147,7 @@ pub fn text_pointer(schema: &Value, at: &str, text: &str) -> String {
             for seg in path {
                 p.push('/');
                 match seg {
-                    Seg::Key(k) => p.push_str(&k.replace('~', "~0").replace('/', "~1")),
+                    Seg::Key(k) => p.push_str(&crate::diag::escape_token(k)),
                     Seg::Index(i) => p.push_str(&i.to_string()),
                 }
             }

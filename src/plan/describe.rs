@@ -276,7 +276,8 @@ fn strip_markup(text: &str) -> String {
                 i += run;
                 continue;
             }
-            '#' if is_markup(&out, c, next) => {}
+            // A heading mark, not `C#`.
+            '#' if !out.chars().last().is_some_and(char::is_alphanumeric) => {}
             c if c.is_whitespace() => out.push(' '),
             c => out.push(c),
         }
@@ -402,17 +403,6 @@ fn emphasis_close(rest: &[char], run: usize) -> Option<usize> {
     })
 }
 
-/// Emphasis and heading marks, not underscores inside identifiers like `pet_id`.
-fn is_markup(before: &str, c: char, next: Option<char>) -> bool {
-    let prev_word = before.chars().last().is_some_and(|p| p.is_alphanumeric());
-    let next_word = next.is_some_and(|n| n.is_alphanumeric());
-    match c {
-        '_' => !(prev_word && next_word),
-        '#' => !prev_word,
-        _ => true,
-    }
-}
-
 /// HTML character references: the named ones descriptions use, and numeric ones.
 fn decode_entities(s: &str) -> String {
     const NAMED: &[(&str, &str)] = &[
@@ -495,6 +485,14 @@ pub fn first_sentences(text: &str, n: usize) -> String {
 pub fn sentence(text: &str) -> String {
     let t = text.trim();
     if t.is_empty() || t.ends_with(['.', '!', '?', '…', ':']) { t.to_owned() } else { format!("{t}.") }
+}
+
+/// How an id hint (D2) starts; the schema stage keeps a sentence starting so when it shortens.
+pub const ID_HINT: &str = "Use an id returned by ";
+
+/// The id hint for an argument whose ids `list_tool` returns (D2).
+pub fn id_hint(list_tool: &str) -> String {
+    format!("{ID_HINT}{list_tool}; do not guess ids.")
 }
 
 /// The operation's summary and description, cleaned, as one text.

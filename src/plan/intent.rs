@@ -53,15 +53,8 @@ pub fn annotations(tool: &Tool, effects: Option<&Effects>) -> Annotations {
 /// Takes the argument a `fixed` key names out of the tool: an argument name, or
 /// `body.FIELD` / `query.NAME` / `header.NAME` / `path.NAME` / `cookie.NAME`.
 pub fn fix(tool: &mut Tool, key: &str, value: Value, defs: &Defs) -> Result<(), String> {
-    let by_target = |arg: &Arg| match (key.split_once('.'), &arg.target) {
-        (Some(("body", f)), Target::BodyField { name }) => name == f,
-        (Some(("query", f)), Target::Query { name, .. }) => name == f,
-        (Some(("header", f)), Target::Header { name, .. }) => name.eq_ignore_ascii_case(f),
-        (Some(("path", f)), Target::Path { name, .. }) => name == f,
-        (Some(("cookie", f)), Target::Cookie { name, .. }) => name == f,
-        _ => false,
-    };
-    let found = tool.args.iter().position(|a| a.name == key).or_else(|| tool.args.iter().position(by_target));
+    let found =
+        tool.args.iter().position(|a| a.name == key).or_else(|| tool.args.iter().position(|a| a.target.is_keyed(key)));
     if let Some(i) = found {
         let arg = tool.args.remove(i);
         check_value(&arg.schema, &value, defs).map_err(|e| format!("`{key}`: {e}"))?;
@@ -140,7 +133,7 @@ fn check_value(schema: &Value, value: &Value, defs: &Defs) -> Result<(), String>
 pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Report) {
     let o = &intent.overlay;
     let at = |field: &str, key: &str| join_pointer(&join_pointer(&intent.pointer, field), key);
-    let field_name = |f: &str| if intent.pointer.contains("/tools/") { f.to_owned() } else { format!("x-mcp-{f}") };
+    let field_name = |f: &str| if intent.in_spec { format!("x-mcp-{f}") } else { f.to_owned() };
     for (key, value) in &o.fixed {
         if let Err(e) = fix(tool, key, value.clone(), defs) {
             report.push(

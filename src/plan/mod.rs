@@ -190,6 +190,21 @@ pub enum Target {
     Body,
 }
 
+impl Target {
+    /// Whether a `place.name` key (`body.action`, `query.cursor`, `header.X-Mode`, as overlay
+    /// `fixed` keys write them) names this target; header names are case-insensitive.
+    pub fn is_keyed(&self, key: &str) -> bool {
+        match (key.split_once('.'), self) {
+            (Some(("body", f)), Target::BodyField { name })
+            | (Some(("query", f)), Target::Query { name, .. })
+            | (Some(("path", f)), Target::Path { name, .. })
+            | (Some(("cookie", f)), Target::Cookie { name, .. }) => name == f,
+            (Some(("header", f)), Target::Header { name, .. }) => name.eq_ignore_ascii_case(f),
+            _ => false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BodyPlan {
     pub media_type: String,
@@ -841,30 +856,29 @@ fn link_ids(tools: &mut [Tool], defs: &Defs) {
             continue;
         }
         t.list_tool = Some(list_name.clone());
-        let hint = format!("Use an id returned by {list_name}; do not guess ids.");
+        let hint = describe::id_hint(list_name);
         if let Some(arg) = t.args.iter_mut().find(|a| matches!(&a.target, Target::Path { name, .. } if *name == param))
         {
             add_hint(&mut arg.schema, &hint);
         }
     }
-    // Other `<noun>_id` arguments (a body's `user_id`): the tool that lists that noun.
+    // Other `<noun>_id` arguments (a body's `user_id`): the tool that lists that noun, the one
+    // on the shortest path (then by name). Nouns are computed once per list, not per argument.
+    let mut by_noun: BTreeMap<String, (usize, &str)> = BTreeMap::new();
+    for (path, name) in &lists {
+        let Some(last) = path.rsplit('/').find(|s| !s.is_empty()).filter(|s| !s.starts_with('{')) else { continue };
+        let noun = naming::singular(&heck::ToSnakeCase::to_snake_case(last));
+        let candidate = (path.len(), name.as_str());
+        by_noun.entry(noun).and_modify(|best| *best = (*best).min(candidate)).or_insert(candidate);
+    }
     for t in tools.iter_mut() {
         for arg in t.args.iter_mut().filter(|a| !matches!(a.target, Target::Path { .. })) {
             let snake = heck::ToSnakeCase::to_snake_case(arg.name.as_str());
             let Some(noun) = snake.strip_suffix("_id").filter(|n| !n.is_empty()) else { continue };
-            let mut found: Vec<&(String, String)> = lists
-                .iter()
-                .filter(|(p, _)| {
-                    p.rsplit('/').find(|s| !s.is_empty()).is_some_and(|last| {
-                        !last.starts_with('{') && naming::singular(&heck::ToSnakeCase::to_snake_case(last)) == noun
-                    })
-                })
-                .collect();
-            found.sort_by(|a, b| (a.0.len(), &a.1).cmp(&(b.0.len(), &b.1)));
-            if let Some((_, list_name)) = found.first()
+            if let Some((_, list_name)) = by_noun.get(noun)
                 && *list_name != t.name
             {
-                add_hint(&mut arg.schema, &format!("Use an id returned by {list_name}; do not guess ids."));
+                add_hint(&mut arg.schema, &describe::id_hint(list_name));
             }
         }
     }

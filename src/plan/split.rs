@@ -9,12 +9,13 @@ use serde_json::{Map, Value};
 use super::naming;
 use crate::resolve::{Defs, Method, Operation, ParamLocation};
 
-/// Property and parameter names that select a behaviour whatever their values.
-const SELECTORS: &[&str] = &["action", "op", "operation", "command", "cmd", "verb"];
+/// Property and parameter names that select a behaviour whatever their values (lint T2 flags
+/// the ones left unsplit).
+pub const SELECTORS: &[&str] = &["action", "op", "operation", "command", "cmd", "verb"];
 /// Names that select a behaviour only when every value is a verb (`type: create|delete`); a
 /// `type: checking|savings` is data.
 const VERB_SELECTORS: &[&str] = &["type", "kind", "mode"];
-/// More values than this is a dispatcher too large to split blindly; lint reports it.
+/// More values than this is a dispatcher too large to split blindly (lint T2 reports it).
 pub const MAX_VARIANTS: usize = 12;
 
 /// Verbs a behaviour value may start with.
@@ -130,13 +131,6 @@ impl Split {
     }
 }
 
-/// What a candidate lacks to be split automatically (lint reports these).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
-    pub selector: Selector,
-    pub values: usize,
-}
-
 /// The behaviours an operation dispatches on, if it is a mega-endpoint. Reads (GET, HEAD) filter,
 /// they do not dispatch.
 pub fn detect(op: &Operation, defs: &Defs) -> Option<Split> {
@@ -163,12 +157,6 @@ pub fn detect(op: &Operation, defs: &Defs) -> Option<Split> {
         })
         .collect();
     Some(Split { selector, variants })
-}
-
-/// A selector with too many values to split automatically.
-pub fn oversized(op: &Operation, defs: &Defs) -> Option<Candidate> {
-    let (selector, values, _) = find(op, defs)?;
-    (values.len() > MAX_VARIANTS).then_some(Candidate { selector, values: values.len() })
 }
 
 type Found = (Selector, Vec<Value>, Option<Vec<(Value, Value)>>);

@@ -47,7 +47,7 @@ fn already_brief(d: &str, max: usize) -> bool {
 
 /// The first sentence of `d` within `max` characters, keeping an id hint at its end.
 pub fn text(d: &str, max: usize) -> String {
-    const HINT: &str = "Use an id returned by ";
+    const HINT: &str = describe::ID_HINT;
     let (body, hint) = match d.find(HINT) {
         Some(i) => (d[..i].trim(), Some(d[i..].trim())),
         None => (d.trim(), None),
