@@ -34,6 +34,9 @@ pub struct Overlay {
     pub include: Vec<String>,
     /// Token budget of the catalog (CONTRACT T6), checked by `mcp-gen lint` and `mcp-gen tokens`.
     pub budget: Option<Budget>,
+    /// Settings every tool starts from.
+    #[serde(default)]
+    pub defaults: Defaults,
     /// Named toolsets, each served on its own endpoint (`/mcp/v1/<toolset>`).
     #[serde(default)]
     pub toolsets: BTreeMap<String, ToolsetOverlay>,
@@ -54,6 +57,75 @@ pub struct ServerOverlay {
     /// Server instructions sent to clients (CONTRACT T7): what the server is for and general
     /// context such as the auth scope; not a list of tools.
     pub instructions: Option<String>,
+}
+
+/// Settings every tool starts from.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    /// How long a side-effecting call's result is remembered and replayed (CONTRACT R5), e.g.
+    /// `15m`, `24h`, `7d`; 24h when absent. Keep it longer than any client retries.
+    pub idempotency_ttl: Option<String>,
+    /// Where the idempotency key is sent upstream so the API can dedupe too (R6):
+    /// `header.NAME` (the default is `header.Idempotency-Key`), `body.FIELD`, `query.NAME`, or
+    /// `none` when the API takes no key.
+    pub idempotency_forward: Option<String>,
+}
+
+/// Idempotency settings for the whole API, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyDefaults {
+    pub ttl_secs: u64,
+    pub forward: Forward,
+}
+
+impl Default for KeyDefaults {
+    fn default() -> Self {
+        KeyDefaults { ttl_secs: 86_400, forward: Forward::Header("Idempotency-Key".to_owned()) }
+    }
+}
+
+/// Where an idempotency key goes upstream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Forward {
+    Header(String),
+    Body(String),
+    Query(String),
+    None,
+}
+
+impl Forward {
+    pub fn parse(text: &str) -> Option<Forward> {
+        if text == "none" {
+            return Some(Forward::None);
+        }
+        let (place, name) = text.split_once('.')?;
+        if name.is_empty() {
+            return None;
+        }
+        match place {
+            "header" => Some(Forward::Header(name.to_owned())),
+            "body" => Some(Forward::Body(name.to_owned())),
+            "query" => Some(Forward::Query(name.to_owned())),
+            _ => None,
+        }
+    }
+}
+
+/// A duration such as `90s`, `15m`, `24h` or `7d`, in seconds.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (n, unit) = text.split_at(split);
+    let n: u64 = n.parse().ok().filter(|n| *n > 0)?;
+    let scale = match unit.trim() {
+        "s" => 1,
+        "m" | "min" => 60,
+        "h" => 3_600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    n.checked_mul(scale)
 }
 
 /// o200k_base token limits (CONTRACT T6).
@@ -210,6 +282,7 @@ pub fn json_schema() -> String {
 pub struct Intents {
     pub server: ServerOverlay,
     pub budget: Option<Budget>,
+    pub keys: KeyDefaults,
     /// Indexes of the operations the overlay excludes.
     pub excluded: BTreeSet<usize>,
     /// Indexes of the operations the overlay keeps whatever T4 says.
@@ -395,6 +468,26 @@ pub fn apply(api: &Api, overlay: Option<(&str, &Overlay)>, report: &mut Report) 
 fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents, report: &mut Report) {
     intents.server = overlay.server.clone();
     intents.budget = overlay.budget;
+    if let Some(ttl) = &overlay.defaults.idempotency_ttl {
+        match parse_duration(ttl) {
+            Some(secs) => intents.keys.ttl_secs = secs,
+            None => report.push(
+                Diagnostic::error(codes::OVERLAY, format!("idempotency_ttl `{ttl}` is not a duration"))
+                    .at(file, "/defaults/idempotency_ttl")
+                    .with_help("write a number and a unit: `90s`, `15m`, `24h` or `7d`"),
+            ),
+        }
+    }
+    if let Some(forward) = &overlay.defaults.idempotency_forward {
+        match Forward::parse(forward) {
+            Some(f) => intents.keys.forward = f,
+            None => report.push(
+                Diagnostic::error(codes::OVERLAY, format!("idempotency_forward `{forward}` is not a place"))
+                    .at(file, "/defaults/idempotency_forward")
+                    .with_help("write `header.Idempotency-Key`, `body.FIELD`, `query.NAME` or `none`"),
+            ),
+        }
+    }
     for (i, target) in overlay.exclude.iter().enumerate() {
         let found = find_operation(api, target);
         if found.is_empty()

@@ -92,7 +92,7 @@ async fn scenario(client: &Client, upstream: &Upstream, modern: bool) {
     let created = call(
         client,
         "add_pet",
-        json!({"name": "Rex", "photoUrls": ["https://example.com/rex.jpg"], "status": "available"}),
+        json!({"name": "Rex", "photoUrls": ["https://example.com/rex.jpg"], "status": "available", "idempotency_key": "add-rex"}),
     )
     .await;
     let pet = result_json(&created);
@@ -118,12 +118,12 @@ async fn scenario(client: &Client, upstream: &Upstream, modern: bool) {
     assert_eq!(invalid["code"], "invalid_argument");
     assert_eq!(invalid["field"], "petId");
     assert!(invalid["message"].as_str().unwrap().contains("minimum"), "{invalid}");
-    let wrong_type = error_body(&call(client, "add_pet", json!({"name": "Rex"})).await);
+    let wrong_type = error_body(&call(client, "add_pet", json!({"name": "Rex", "idempotency_key": "add-rex-2"})).await);
     assert_eq!(wrong_type["field"], "photoUrls");
     assert_eq!(upstream.requests().len(), before, "a rejected call reached the upstream");
 
     // E5: a side effect with an empty answer is confirmed.
-    let deleted = result_json(&call(client, "delete_pet", json!({"petId": id})).await);
+    let deleted = result_json(&call(client, "delete_pet", json!({"petId": id, "idempotency_key": "delete-rex"})).await);
     assert_eq!(deleted["ok"], true);
 
     let missing = error_body(&call(client, "get_pet", json!({"petId": id})).await);
@@ -133,7 +133,9 @@ async fn scenario(client: &Client, upstream: &Upstream, modern: bool) {
     assert!(missing["recovery"].as_str().unwrap().contains("list_pets_by_status"), "{missing}");
 
     // E4: 503 with Retry-After is retryable after the given time.
-    let paused = error_body(&call(client, "place_order", json!({"petId": id, "quantity": 1})).await);
+    let paused = error_body(
+        &call(client, "place_order", json!({"petId": id, "quantity": 1, "idempotency_key": "order-rex"})).await,
+    );
     assert_eq!(paused["code"], "upstream_unavailable");
     assert_eq!(paused["retryable"], true);
     assert_eq!(paused["retry_after_ms"], 2000);
@@ -180,8 +182,10 @@ async fn rmcp_client_over_stdio_in_both_eras() {
     let binary = support::binary("petstore-mcp");
     for modern in [false, true] {
         let upstream = Upstream::start();
+        let dir = tempfile::tempdir().unwrap();
         let cmd = tokio::process::Command::new(&binary).configure(|c| {
             c.args(["serve", "--stdio", "--upstream", &upstream.url])
+                .current_dir(dir.path())
                 .env("PETSTORE_API_KEY", API_KEY)
                 .env("PETSTORE_LOG", "warn");
         });
@@ -244,6 +248,8 @@ fn python_sdk_over_stdio() {
     let binary = support::binary("petstore-mcp");
     let bin = binary.to_str().unwrap();
     let env = format!("PETSTORE_API_KEY={API_KEY}");
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("sqlite://{}", dir.path().join("store.db").display());
     let out = run_python(&[
         "--mode",
         "auto",
@@ -256,6 +262,8 @@ fn python_sdk_over_stdio() {
         "--stdio",
         "--upstream",
         &upstream.url,
+        "--store",
+        &store,
     ]);
     // Auto mode probes with server/discover and settles on the modern era.
     check_python(&out, true);

@@ -73,35 +73,49 @@ async fn split_tools_send_their_fixed_value_and_toolsets_have_their_own_endpoint
     let approve = listed.iter().find(|t| t.name == "approve_withdrawal").unwrap();
     // The selector is fixed, not an argument; approve takes no reason.
     let props = approve.input_schema.get("properties").and_then(Value::as_object).unwrap();
-    assert_eq!(props.keys().collect::<Vec<_>>(), ["id"]);
+    assert_eq!(props.keys().collect::<Vec<_>>(), ["id", "idempotency_key"]);
 
     let id = "wd_0123456789abcdef";
     let args = |v: Value| v.as_object().cloned().unwrap();
     let r = review
-        .call_tool(CallToolRequestParams::new("approve_withdrawal").with_arguments(args(json!({"id": id}))))
+        .call_tool(
+            CallToolRequestParams::new("approve_withdrawal")
+                .with_arguments(args(json!({"id": id, "idempotency_key": "approve-1"}))),
+        )
         .await
         .unwrap();
     assert_ne!(r.is_error, Some(true), "{r:?}");
+    // A retry of the same intent is answered from the store: the money is sent once.
+    let again = review
+        .call_tool(
+            CallToolRequestParams::new("approve_withdrawal")
+                .with_arguments(args(json!({"id": id, "idempotency_key": "approve-1"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.structured_content, r.structured_content);
     // An argument a split tool does not take is refused, not smuggled upstream.
     let r = review
         .call_tool(
             CallToolRequestParams::new("approve_withdrawal")
-                .with_arguments(args(json!({"id": id, "action": "reject"}))),
+                .with_arguments(args(json!({"id": id, "action": "reject", "idempotency_key": "approve-2"}))),
         )
         .await
         .unwrap();
     assert_eq!(r.is_error, Some(true));
     // reject requires its reason (the overlay made it required).
     let r = review
-        .call_tool(CallToolRequestParams::new("reject_withdrawal").with_arguments(args(json!({"id": id}))))
+        .call_tool(
+            CallToolRequestParams::new("reject_withdrawal")
+                .with_arguments(args(json!({"id": id, "idempotency_key": "reject-1"}))),
+        )
         .await
         .unwrap();
     assert_eq!(r.is_error, Some(true));
     let r = review
-        .call_tool(
-            CallToolRequestParams::new("reject_withdrawal")
-                .with_arguments(args(json!({"id": id, "reason": "bank details do not match"}))),
-        )
+        .call_tool(CallToolRequestParams::new("reject_withdrawal").with_arguments(args(
+            json!({"id": id, "reason": "bank details do not match", "idempotency_key": "reject-1"}),
+        )))
         .await
         .unwrap();
     assert_ne!(r.is_error, Some(true), "{r:?}");

@@ -114,7 +114,22 @@ fn normalisation_keeps_meaning() {
     let props = &put.input_schema["properties"];
     // Collisions: the path `id` keeps its name, the body `id` and the header `limit` are renamed.
     let names: Vec<&str> = put.args.iter().map(|a| a.name.as_str()).collect();
-    assert_eq!(names, ["id", "limit", "filter", "header_limit", "body_id", "secret", "note", "shape", "tree", "meta"]);
+    assert_eq!(
+        names,
+        [
+            "id",
+            "limit",
+            "filter",
+            "header_limit",
+            "body_id",
+            "secret",
+            "note",
+            "shape",
+            "tree",
+            "meta",
+            "idempotency_key"
+        ]
+    );
     // readOnly leaves the input, writeOnly stays; nullable is 2020-12; examples are not limits
     // and cost tokens, so inputs leave them out (T6).
     assert!(props.get("created").is_none());
@@ -129,8 +144,7 @@ fn normalisation_keeps_meaning() {
     assert_eq!(put.input_schema["$defs"]["Node"]["properties"]["children"]["items"], json!({"$ref": "#/$defs/Node"}));
     // And the pinned oneOf now validates the way OpenAPI means it.
     let validator = jsonschema::validator_for(&put.input_schema).unwrap();
-    let mut args =
-        json!({"id": "8d3c6f5e-3c1f-4a57-9e77-25b3b1d1c001", "body_id": "x", "shape": {"kind": "circle", "radius": 2}});
+    let mut args = json!({"id": "8d3c6f5e-3c1f-4a57-9e77-25b3b1d1c001", "body_id": "x", "shape": {"kind": "circle", "radius": 2}, "idempotency_key": "k1"});
     assert!(validator.is_valid(&args));
     args["shape"] = json!({"kind": "square", "radius": 2});
     assert!(!validator.is_valid(&args), "a square needs a side");

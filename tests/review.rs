@@ -93,10 +93,11 @@ fn plan_shows_where_every_argument_goes_and_what_was_left_out() {
 
 #[test]
 fn example_catalogs_stay_within_their_token_budgets() {
-    // Budgets: today's price plus about 10%. Raise one only with a reason in the commit.
+    // Budgets: today's price plus about 10%. Raise one only with a reason in the commit (the
+    // last raise: every write takes an idempotency_key, R2).
     for (spec, overlay, budget, per_tool) in [
-        ("specs/petstore/openapi.yaml", "specs/petstore/overlay.yaml", "1800", "230"),
-        ("specs/bookshelf/openapi.json", "specs/bookshelf/overlay.yaml", "1100", "275"),
+        ("specs/petstore/openapi.yaml", "specs/petstore/overlay.yaml", "2350", "300"),
+        ("specs/bookshelf/openapi.json", "specs/bookshelf/overlay.yaml", "1400", "360"),
     ] {
         let out = mcp_gen(&[
             "tokens",

@@ -11,7 +11,9 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use crate::auth::Credentials;
 use crate::decl::ServerDecl;
 use crate::handler::{Handler, Mode};
+use crate::idempotency::Guard;
 use crate::serve::{self, HttpOptions};
+use crate::store::{self, Store};
 use crate::upstream::Upstream;
 
 fn command(server: &'static ServerDecl) -> Command {
@@ -65,6 +67,25 @@ fn command(server: &'static ServerDecl) -> Command {
                 .help("Upstream request timeout"),
         )
         .arg(
+            Arg::new("store")
+                .long("store")
+                .value_name("URL")
+                .env(env("STORE"))
+                .default_value(format!("sqlite://{}.db", server.crate_name))
+                .help(
+                    "Idempotency store and audit log: sqlite://FILE (one replica) or postgres://… (shared by replicas)",
+                ),
+        )
+        .arg(
+            Arg::new("wait-ms")
+                .long("wait-ms")
+                .value_name("MS")
+                .env(env("WAIT_MS"))
+                .default_value("10000")
+                .value_parser(clap::value_parser!(u64))
+                .help("How long a repeat waits for a concurrent call with the same key before answering in_progress"),
+        )
+        .arg(
             Arg::new("allowed-hosts")
                 .long("allowed-hosts")
                 .value_name("LIST")
@@ -109,6 +130,7 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
     init_tracing(server);
     // One TLS provider for reqwest, chosen here rather than by feature unification.
     crate::init_tls();
+    let timeout = Duration::from_millis(m.get_one::<u64>("timeout-ms").copied().unwrap_or(30_000));
     let mode = if m.get_flag("mock") {
         Mode::Mock
     } else {
@@ -118,7 +140,6 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
                 server.env_prefix
             ));
         };
-        let timeout = Duration::from_millis(m.get_one::<u64>("timeout-ms").copied().unwrap_or(30_000));
         let credentials = Credentials::load(server.schemes, |k| std::env::var(k).ok());
         match Upstream::new(base, timeout, credentials) {
             Ok(u) => Mode::Upstream(u),
@@ -139,6 +160,18 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
     };
+    let store_url =
+        m.get_one::<String>("store").cloned().unwrap_or_else(|| format!("sqlite://{}.db", server.crate_name));
+    let store = match runtime.block_on(store::open(&store_url)) {
+        Ok(s) => s,
+        Err(e) => return fail(&format!("--store: {e}")),
+    };
+    // A live owner must never lose its record: the lease outlasts the upstream timeout.
+    let lease = timeout + Duration::from_secs(5);
+    let wait = Duration::from_millis(m.get_one::<u64>("wait-ms").copied().unwrap_or(10_000));
+    let target = format!("{target}; store {}", store.describe());
+    runtime.spawn(sweep(store.clone()));
+    let handler = handler.with_guard(Guard::new(store, lease, wait));
     let tools = handler.tools().len();
     let result = if m.get_flag("stdio") {
         eprintln!("{}: serving {tools} tool(s) on stdio → {target}", server.crate_name);
@@ -175,6 +208,19 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Deletes expired idempotency records once a minute (R5).
+async fn sweep(store: std::sync::Arc<dyn Store>) {
+    let mut every = tokio::time::interval(Duration::from_secs(60));
+    loop {
+        every.tick().await;
+        match store.sweep(store::now_ms()).await {
+            Ok(0) => {}
+            Ok(n) => tracing::debug!(records = n, "expired idempotency records swept"),
+            Err(e) => tracing::warn!(error = %e, "cannot sweep expired idempotency records"),
         }
     }
 }

@@ -54,6 +54,37 @@ pub struct ToolDecl {
     pub security: &'static [&'static [&'static str]],
     /// The tool that lists the ids this tool's last path parameter takes (for 404 recovery).
     pub list_tool: Option<&'static str>,
+    /// Where the tool's idempotency key comes from; `None` for reads and for tools the overlay
+    /// declares keyless (CONTRACT R2, R7).
+    pub idempotency: Option<KeyDecl>,
+}
+
+/// A side-effecting tool's idempotency key (CONTRACT R2–R5).
+#[derive(Debug, Clone, Copy)]
+pub struct KeyDecl {
+    pub source: KeySource,
+    /// How long a completed call is remembered, in seconds (R5).
+    pub ttl_secs: u64,
+    /// The upstream header a natural key is forwarded in (a caller key travels as its argument).
+    pub forward_header: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum KeySource {
+    /// The model passes the key in this argument.
+    Caller { arg: &'static str },
+    /// The server derives the key from these arguments' values and the current window.
+    Natural { fields: &'static [&'static str], window: Window },
+}
+
+/// The period a natural key stays the same in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    Seconds(u64),
+    /// A calendar day at a fixed offset from UTC (e.g. a business day in Istanbul: +180).
+    Day {
+        offset_minutes: i32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +156,8 @@ pub enum Target {
     BodyField(&'static str),
     /// The whole request body.
     Body,
+    /// Kept by the server, not sent upstream (an idempotency key the upstream does not take).
+    Local,
 }
 
 /// OpenAPI parameter serialisation styles.

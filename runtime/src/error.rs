@@ -18,6 +18,12 @@ pub mod codes {
     pub const UPSTREAM_UNAVAILABLE: &str = "upstream_unavailable";
     pub const DEADLINE_EXCEEDED: &str = "deadline_exceeded";
     pub const INTERNAL: &str = "internal_error";
+    /// A call with the same idempotency key is still running (R4); retry it later.
+    pub const IN_PROGRESS: &str = "in_progress";
+    /// The idempotency key was used before with other arguments: a new intent needs a new key.
+    pub const IDEMPOTENCY_KEY_REUSED: &str = "idempotency_key_reused";
+    /// The server cannot run the call safely right now (its idempotency store is down).
+    pub const UNAVAILABLE: &str = "unavailable";
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -19,6 +19,8 @@ use serde_json::{Map, Value};
 
 use crate::decl::{ServerDecl, ToolDecl};
 use crate::error::ToolError;
+use crate::idempotency::{self, Begin, Guard, Keyed};
+use crate::store::{AuditRow, now_ms};
 use crate::upstream::Upstream;
 use crate::{mock, validate};
 
@@ -50,6 +52,10 @@ pub struct State {
     index: BTreeMap<&'static str, usize>,
     tools: Vec<Tool>,
     mode: Mode,
+    /// The idempotency store and audit log; without it keys are only forwarded upstream.
+    guard: Option<Guard>,
+    /// This process, in audit rows.
+    instance: String,
 }
 
 /// Cheap to clone: the Streamable HTTP service builds one per request. A toolset handler serves
@@ -122,7 +128,31 @@ impl Handler {
                 return Err(CatalogError(format!("toolset `{}` names `{missing}`, which is not a tool", set.name)));
             }
         }
-        Ok(Handler(Arc::new(State { server, implementation, meta, tools: catalog.tools, entries, index, mode }), None))
+        let instance = uuid::Uuid::new_v4().simple().to_string();
+        Ok(Handler(
+            Arc::new(State {
+                server,
+                implementation,
+                meta,
+                tools: catalog.tools,
+                entries,
+                index,
+                mode,
+                guard: None,
+                instance,
+            }),
+            None,
+        ))
+    }
+
+    /// Keys side-effecting calls in `guard`'s store and audits them (R1–R5, O3). Call before
+    /// taking toolset handlers: they share this state.
+    pub fn with_guard(self, guard: Guard) -> Self {
+        let mut handler = self;
+        if let Some(state) = Arc::get_mut(&mut handler.0) {
+            state.guard = Some(guard);
+        }
+        handler
     }
 
     pub fn toolset_names(&self) -> impl Iterator<Item = &'static str> + use<> {
@@ -155,37 +185,116 @@ impl Handler {
         self.1.as_ref().is_none_or(|v| v.allowed[i]).then_some(i)
     }
 
-    /// Validates and executes one call; every failure is a tool error result.
-    async fn execute(&self, entry_index: usize, arguments: Option<Map<String, Value>>) -> CallToolResult {
-        let entry = &self.0.entries[entry_index];
+    /// Validates one call's arguments against the tool's full inputSchema.
+    fn validate(&self, entry: &Entry, arguments: Option<Map<String, Value>>) -> Result<Map<String, Value>, ToolError> {
         let mut args = arguments.unwrap_or_default();
         validate::drop_null_optionals(&entry.input, &mut args);
         let validator = entry.validator.get_or_init(|| validate::compile(&entry.input));
         let validator = match validator {
             Ok(v) => v,
-            Err(e) => return ToolError::internal(format!("the tool's {e}")).into_result(),
+            Err(e) => return Err(ToolError::internal(format!("the tool's {e}"))),
         };
         let args_value = Value::Object(args);
-        if let Err(e) = validate::check(validator, &entry.input, &args_value) {
-            return e.into_result();
+        validate::check(validator, &entry.input, &args_value)?;
+        match args_value {
+            Value::Object(args) => Ok(args),
+            _ => Err(ToolError::internal("arguments are not an object")),
         }
-        let Value::Object(args) = args_value else {
-            return ToolError::internal("arguments are not an object").into_result();
-        };
+    }
+
+    /// Runs a validated call upstream (or in mock mode).
+    async fn run(
+        &self,
+        entry: &Entry,
+        args: &Map<String, Value>,
+        keyed: Option<&Keyed>,
+    ) -> Result<CallToolResult, ToolError> {
         match &self.0.mode {
             Mode::Mock => {
                 let value = entry.output.as_ref().map_or_else(
                     || serde_json::json!({"ok": true, "mock": true, "message": format!("{} {} (mock)", entry.decl.method.as_str(), entry.decl.path)}),
                     mock::sample,
                 );
-                CallToolResult::structured(value)
+                Ok(CallToolResult::structured(value))
             }
-            Mode::Upstream(upstream) => match upstream.call(entry.decl, &args).await {
-                Ok(result) => result,
-                Err(e) => e.into_result(),
-            },
+            Mode::Upstream(upstream) => {
+                let extra: Vec<(&str, String)> = keyed.and_then(|k| k.forward.clone()).into_iter().collect();
+                upstream.call(entry.decl, args, &extra).await
+            }
         }
     }
+
+    /// Validates and executes one call, keyed and audited when it has side effects; every
+    /// failure is a tool error result.
+    async fn execute(
+        &self,
+        entry_index: usize,
+        arguments: Option<Map<String, Value>>,
+        call: &CallInfo,
+    ) -> CallToolResult {
+        let entry = &self.0.entries[entry_index];
+        let args = match self.validate(entry, arguments) {
+            Ok(a) => a,
+            Err(e) => return e.into_result(),
+        };
+        let side_effect = entry.tool.annotations.as_ref().is_none_or(|a| a.read_only_hint != Some(true));
+        let guard = self.0.guard.as_ref().filter(|_| side_effect);
+        let Some(guard) = guard else {
+            return self.run(entry, &args, None).await.unwrap_or_else(ToolError::into_result);
+        };
+        let started = Instant::now();
+        let keyed = entry
+            .decl
+            .idempotency
+            .as_ref()
+            .and_then(|d| idempotency::resolve(entry.decl.name, d, &args, &call.caller, now_ms()));
+        let (result, outcome, replayed) = match &keyed {
+            None => {
+                let outcome = self.run(entry, &args, None).await;
+                let code = outcome.as_ref().err().map(|e| e.code);
+                (outcome.unwrap_or_else(ToolError::into_result), code, false)
+            }
+            Some(keyed) => match guard.begin(keyed).await {
+                Begin::Replay(result) => (result, None, true),
+                Begin::Refuse(e) => {
+                    let code = Some(e.code);
+                    (e.into_result(), code, false)
+                }
+                Begin::Run { owner } => {
+                    let outcome = self.run(entry, &args, Some(keyed)).await;
+                    guard.finish(keyed, &owner, &outcome).await;
+                    let code = outcome.as_ref().err().map(|e| e.code);
+                    (outcome.unwrap_or_else(ToolError::into_result), code, false)
+                }
+            },
+        };
+        let row = AuditRow {
+            at_ms: now_ms(),
+            instance: self.0.instance.clone(),
+            request_id: call.request_id.clone(),
+            caller: call.caller.clone(),
+            tool: entry.decl.name.to_owned(),
+            key: keyed.as_ref().map(|k| k.scope.key.clone()),
+            arguments: idempotency::redact(&Value::Object(args)).to_string(),
+            outcome: match (outcome, result.is_error) {
+                (Some(code), _) => code.to_owned(),
+                (None, Some(true)) => "error".to_owned(),
+                (None, _) => "ok".to_owned(),
+            },
+            replayed,
+            duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+        };
+        if let Err(e) = guard.store().audit(&row).await {
+            tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
+        }
+        result
+    }
+}
+
+/// Who made a call and which request it was.
+struct CallInfo {
+    request_id: String,
+    caller: String,
 }
 
 fn is_modern(context: &RequestContext<RoleServer>) -> bool {
@@ -243,11 +352,17 @@ impl ServerHandler for Handler {
             return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name), None));
         };
         let started = Instant::now();
-        let mut result = self.execute(i, request.arguments).await;
+        let authorization = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.headers.get(http::header::AUTHORIZATION))
+            .and_then(|v| v.to_str().ok());
+        let call = CallInfo { request_id: context.id.to_string(), caller: idempotency::caller_identity(authorization) };
+        let mut result = self.execute(i, request.arguments, &call).await;
         let failed = result.is_error == Some(true);
         tracing::info!(tool = %request.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");
         if is_modern(&context) {
-            result.meta = Some(self.0.meta.clone());
+            idempotency::merge_meta(&mut result, &self.0.meta);
         }
         Ok(result.into())
     }

@@ -59,8 +59,16 @@ impl Upstream {
         &self.credentials
     }
 
-    pub async fn call(&self, tool: &ToolDecl, args: &Map<String, Value>) -> Result<CallToolResult, ToolError> {
-        let req = build(tool, args, &self.base, self.credentials.choose(tool.security).unwrap_or_default())?;
+    /// Sends one call; `extra` headers go beside the ones the arguments make (a derived
+    /// idempotency key).
+    pub async fn call(
+        &self,
+        tool: &ToolDecl,
+        args: &Map<String, Value>,
+        extra: &[(&str, String)],
+    ) -> Result<CallToolResult, ToolError> {
+        let mut req = build(tool, args, &self.base, self.credentials.choose(tool.security).unwrap_or_default())?;
+        req.headers.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
         let label = format!("{} {}", tool.method.as_str(), tool.path);
         let method =
             reqwest::Method::from_bytes(req.method.as_bytes()).map_err(|e| ToolError::internal(e.to_string()))?;
@@ -195,6 +203,7 @@ pub fn build(
                 body_fields.insert(name.to_owned(), value.clone());
             }
             Target::Body => whole_body = Some(value),
+            Target::Local => {}
         }
     }
     if tool.rest_to_body {
@@ -523,6 +532,7 @@ mod tests {
         rest_to_body: false,
         security: &[],
         list_tool: Some("list_pets"),
+        idempotency: None,
     };
 
     static APPROVE: ToolDecl = ToolDecl {
@@ -538,6 +548,7 @@ mod tests {
         rest_to_body: false,
         security: &[],
         list_tool: None,
+        idempotency: None,
     };
 
     #[test]
@@ -583,6 +594,7 @@ mod tests {
             rest_to_body: false,
             security: &[],
             list_tool: None,
+            idempotency: None,
         };
         // "\x89PNG" base64-encoded.
         let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
@@ -610,6 +622,7 @@ mod tests {
             rest_to_body: false,
             security: &[],
             list_tool: None,
+            idempotency: None,
         };
         let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
         assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));

@@ -91,6 +91,8 @@ struct ToolRow {
     method: String,
     path: String,
     effect: &'static str,
+    /// The retry guarantee (R6).
+    retry: String,
 }
 
 #[derive(Serialize)]
@@ -113,6 +115,7 @@ fn template_context(catalog: &Catalog, settings: &Settings) -> Value {
                 (false, true) => "writes (destructive)",
                 (false, false) => "writes",
             },
+            retry: crate::plan::retry::guarantee(t),
         })
         .collect();
     let schemes: Vec<SchemeRow> = catalog

@@ -126,7 +126,36 @@ fn target(t: &Target) -> TokenStream {
             quote!(Target::BodyField(#name))
         }
         Target::Body => quote!(Target::Body),
+        Target::Local => quote!(Target::Local),
     }
+}
+
+fn key(k: &Option<crate::plan::retry::Key>) -> TokenStream {
+    use crate::plan::retry::{KeySource, Window};
+    let Some(k) = k else { return quote!(None) };
+    let source = match &k.source {
+        KeySource::Caller { arg } => {
+            let arg = lit(arg);
+            quote!(KeySource::Caller { arg: #arg })
+        }
+        KeySource::Natural { fields, window } => {
+            let fields = fields.iter().map(|f| lit(f));
+            let window = match window {
+                Window::Seconds(s) => {
+                    let s = Literal::u64_unsuffixed(*s);
+                    quote!(Window::Seconds(#s))
+                }
+                Window::Day { offset_minutes } => {
+                    let m = Literal::i32_unsuffixed(*offset_minutes);
+                    quote!(Window::Day { offset_minutes: #m })
+                }
+            };
+            quote!(KeySource::Natural { fields: &[#(#fields),*], window: #window })
+        }
+    };
+    let ttl = Literal::u64_unsuffixed(k.ttl_secs);
+    let forward = opt(k.forward_header.as_deref());
+    quote!(Some(KeyDecl { source: #source, ttl_secs: #ttl, forward_header: #forward }))
 }
 
 pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
@@ -197,6 +226,7 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
         })
         .collect();
     let list_tool = opt(tool.list_tool.as_deref());
+    let idempotency = key(&tool.key);
     let tokens = quote! {
         #![doc = #title]
         #![doc = ""]
@@ -213,6 +243,7 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
             rest_to_body: #rest,
             security: &[#(#security),*],
             list_tool: #list_tool,
+            idempotency: #idempotency,
         };
     };
     render(&header(catalog), tokens)

@@ -6,6 +6,7 @@
 pub mod describe;
 pub mod intent;
 pub mod naming;
+pub mod retry;
 pub mod review;
 pub mod select;
 pub mod split;
@@ -116,6 +117,8 @@ pub struct Tool {
     /// What the team stated about the tool's effects (overlay `effects`; R9).
     pub effects: Option<crate::overlay::Effects>,
     pub pagination: Option<Pagination>,
+    /// The idempotency key of a side-effecting tool (R2); `None` for reads and keyless tools.
+    pub key: Option<retry::Key>,
     /// Where the tool was declared (overlay or spec extension), for lint locations.
     pub declared: Option<(String, String)>,
     /// Lint codes the team accepted for this tool.
@@ -188,6 +191,8 @@ pub enum Target {
     },
     /// The whole request body.
     Body,
+    /// Kept by the server, not sent upstream (an idempotency key the API does not take).
+    Local,
 }
 
 impl Target {
@@ -265,6 +270,9 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
     let specs = specs(api, intents, &chosen);
     let names = assign_names(api, &specs, report);
     let mut tools: Vec<Tool> = specs.iter().zip(names).map(|(spec, name)| tool(api, spec, name, report)).collect();
+    for t in &mut tools {
+        retry::plan(t, &intents.keys, report);
+    }
     link_ids(&mut tools, &api.defs);
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     if tools.is_empty() {
@@ -528,6 +536,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, report: &mut Report) -> Tool {
         hidden: Vec::new(),
         effects: None,
         pagination: None,
+        key: None,
         declared: spec.intent.map(|i| (i.file.clone(), i.pointer.clone())),
         allow: overlay.map(|o| o.allow.clone()).filter(|a| !a.is_empty()),
         input_schema: Value::Null,

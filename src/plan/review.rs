@@ -33,6 +33,7 @@ fn source(target: &Target) -> Value {
         Target::Cookie { name, json } => json!({"in": "cookie", "name": name, "json": json}),
         Target::BodyField { name } => json!({"in": "body", "pointer": format!("/{}", escape_token(name))}),
         Target::Body => json!({"in": "body", "pointer": ""}),
+        Target::Local => json!({"in": "server"}),
     }
 }
 
@@ -77,6 +78,7 @@ pub fn review(catalog: &Catalog) -> Value {
                 "idsFrom": t.list_tool,
                 "effects": t.effects.as_ref().map(effects),
                 "pagination": t.pagination.as_ref().map(|p| json!({"cursor": p.cursor, "next": p.next, "limit": p.limit})),
+                "retry": retry(t),
             })
         })
         .collect();
@@ -92,6 +94,22 @@ pub fn review(catalog: &Catalog) -> Value {
         "toolsets": catalog.toolsets.iter().map(|t| json!({"name": t.name, "description": t.description, "tools": t.tools})).collect::<Vec<_>>(),
         "leftOut": left_out,
     })
+}
+
+/// The tool's idempotency key and the guarantee it gives (R2, R6).
+fn retry(t: &crate::plan::Tool) -> Value {
+    use crate::plan::retry::{self, KeySource, Window};
+    let key = t.key.as_ref().map(|k| match &k.source {
+        KeySource::Caller { arg } => json!({"source": "caller", "argument": arg, "ttlSeconds": k.ttl_secs}),
+        KeySource::Natural { fields, window } => json!({
+            "source": "natural", "fields": fields, "ttlSeconds": k.ttl_secs,
+            "window": match window {
+                Window::Seconds(s) => json!({"seconds": s}),
+                Window::Day { offset_minutes } => json!({"dayAtUtcOffsetMinutes": offset_minutes}),
+            },
+        }),
+    });
+    json!({"key": key, "forwarded": retry::forwarded(t), "guarantee": retry::guarantee(t)})
 }
 
 /// The team's answers (R9) as written, `null` where unanswered.

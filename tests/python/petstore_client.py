@@ -36,14 +36,14 @@ async def scenario(target, mode):
         out["tools"] = [dump(t) for t in listed.tools]
         created = await client.call_tool(
             "add_pet",
-            {"name": "Rex", "photoUrls": ["https://example.com/rex.jpg"], "status": "available", "tags": [{"id": 1, "name": "good"}]},
+            {"name": "Rex", "photoUrls": ["https://example.com/rex.jpg"], "status": "available", "tags": [{"id": 1, "name": "good"}], "idempotency_key": "py-add-rex"},
         )
         out["created"] = outcome(created)
         pet_id = (created.structured_content or json.loads(created.content[0].text))["id"]
         out["got"] = outcome(await client.call_tool("get_pet", {"petId": pet_id}))
         out["listed"] = outcome(await client.call_tool("list_pets_by_status", {"status": "available"}))
         out["invalid"] = outcome(await client.call_tool("get_pet", {"petId": 0}))
-        out["deleted"] = outcome(await client.call_tool("delete_pet", {"petId": pet_id}))
+        out["deleted"] = outcome(await client.call_tool("delete_pet", {"petId": pet_id, "idempotency_key": "py-delete-rex"}))
         out["missing"] = outcome(await client.call_tool("get_pet", {"petId": pet_id}))
         try:
             await client.call_tool("no_such_tool", {})

@@ -56,6 +56,8 @@ pub struct Server {
     pub child: Child,
     pub url: String,
     pub log: std::sync::Arc<Mutex<String>>,
+    /// The server's working directory, where its default SQLite store lives: fresh per server.
+    pub dir: tempfile::TempDir,
 }
 
 impl Drop for Server {
@@ -67,9 +69,11 @@ impl Drop for Server {
 
 /// Starts `serve --http 127.0.0.1:0 <extra>` and waits for the line announcing the endpoint.
 pub fn serve_http(binary: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let dir = tempfile::tempdir().expect("a temporary directory");
     let mut cmd = Command::new(binary);
     cmd.args(["serve", "--http", "127.0.0.1:0"])
         .args(extra)
+        .current_dir(dir.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
@@ -96,7 +100,7 @@ pub fn serve_http(binary: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server
     let url = rx
         .recv_timeout(Duration::from_secs(30))
         .unwrap_or_else(|_| panic!("server did not announce its address; log:\n{}", log.lock().unwrap()));
-    Server { child, url, log }
+    Server { child, url, log, dir }
 }
 
 /// The Python virtual environment with the official MCP SDK (`tests/python/requirements.txt`),

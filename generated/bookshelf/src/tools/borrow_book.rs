@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /books/{bookId}/borrow`.
 use mcp_gen_runtime::decl::*;
-/// Borrow a book. Lends the book to a member until the due date.
+/// Borrow a book. Lends the book to a member until the due date. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -31,6 +31,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "deposit",
             target: Target::BodyField("deposit"),
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: Some(BodyDecl {
@@ -40,4 +47,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearerAuth"]],
     list_tool: Some("list_books"),
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

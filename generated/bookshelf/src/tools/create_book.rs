@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /books` (operationId `createBook`).
 use mcp_gen_runtime::decl::*;
-/// Add a book to the catalogue.
+/// Add a book to the catalogue. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -43,6 +43,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "list_price",
             target: Target::BodyField("list_price"),
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: Some(BodyDecl {
@@ -52,4 +59,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearerAuth"]],
     list_tool: None,
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

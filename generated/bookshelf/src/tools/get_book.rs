@@ -25,4 +25,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearerAuth"]],
     list_tool: Some("list_books"),
+    idempotency: None,
 };

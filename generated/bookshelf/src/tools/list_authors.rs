@@ -27,4 +27,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearerAuth"]],
     list_tool: None,
+    idempotency: None,
 };

@@ -16,4 +16,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[],
     list_tool: None,
+    idempotency: None,
 };

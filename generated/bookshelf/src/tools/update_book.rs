@@ -3,7 +3,7 @@
 //!
 //! Upstream: `PATCH /books/{bookId}` (operationId `updateBook`).
 use mcp_gen_runtime::decl::*;
-/// Change a book's details.
+/// Change a book's details. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -23,6 +23,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "body",
             target: Target::Body,
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: Some(BodyDecl {
@@ -32,4 +39,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearerAuth"]],
     list_tool: Some("list_books"),
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /v1/invoices`.
 use mcp_gen_runtime::decl::*;
-/// Create a draft invoice for a customer.
+/// Create a draft invoice for a customer. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -27,6 +27,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "lines",
             target: Target::BodyField("lines"),
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: Some(BodyDecl {
@@ -36,4 +43,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearer"]],
     list_tool: None,
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

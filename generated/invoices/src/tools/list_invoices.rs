@@ -57,4 +57,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearer"]],
     list_tool: None,
+    idempotency: None,
 };

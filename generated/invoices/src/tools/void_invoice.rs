@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /v1/invoices/{invoice_id}/void`.
 use mcp_gen_runtime::decl::*;
-/// Void an open invoice; it stays on record but can no longer be paid.
+/// Void an open invoice; it stays on record but can no longer be paid. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -19,10 +19,24 @@ pub const TOOL: ToolDecl = ToolDecl {
                 explode: false,
             },
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: None,
     rest_to_body: false,
     security: &[&["bearer"]],
     list_tool: Some("list_invoices"),
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /user` (operationId `createUser`).
 use mcp_gen_runtime::decl::*;
-/// Create user. This can only be done by the logged in user.
+/// Create user. This can only be done by the logged in user. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -39,6 +39,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "userStatus",
             target: Target::BodyField("userStatus"),
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: Some(BodyDecl {
@@ -48,4 +55,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[],
     list_tool: None,
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /user/{username}` (operationId `deleteUser`).
 use mcp_gen_runtime::decl::*;
-/// Delete user. This can only be done by the logged in user.
+/// Delete user. This can only be done by the logged in user. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -19,10 +19,24 @@ pub const TOOL: ToolDecl = ToolDecl {
                 explode: false,
             },
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: None,
     rest_to_body: false,
     security: &[],
     list_tool: None,
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

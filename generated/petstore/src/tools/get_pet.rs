@@ -25,4 +25,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["api_key"], &["petstore_auth"]],
     list_tool: Some("list_pets_by_status"),
+    idempotency: None,
 };

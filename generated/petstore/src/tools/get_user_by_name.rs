@@ -25,4 +25,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[],
     list_tool: None,
+    idempotency: None,
 };

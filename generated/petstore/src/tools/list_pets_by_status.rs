@@ -27,4 +27,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["petstore_auth"]],
     list_tool: None,
+    idempotency: None,
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /store/order` (operationId `placeOrder`).
 use mcp_gen_runtime::decl::*;
-/// Place an order for a pet.
+/// Place an order for a pet. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -31,6 +31,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "complete",
             target: Target::BodyField("complete"),
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: Some(BodyDecl {
@@ -40,4 +47,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[],
     list_tool: None,
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /pet/{petId}` (operationId `updatePetWithForm`).
 use mcp_gen_runtime::decl::*;
-/// Updates a pet in the store with form data.
+/// Updates a pet in the store with form data. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -39,10 +39,24 @@ pub const TOOL: ToolDecl = ToolDecl {
                 json: false,
             },
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: None,
     rest_to_body: false,
     security: &[&["petstore_auth"]],
     list_tool: Some("list_pets_by_status"),
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /pet/{petId}/uploadImage` (operationId `uploadFile`).
 use mcp_gen_runtime::decl::*;
-/// Uploads an image. Upload image of the pet.
+/// Uploads an image. Upload image of the pet. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -33,6 +33,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "body",
             target: Target::Body,
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: Some(BodyDecl {
@@ -42,4 +49,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["petstore_auth"]],
     list_tool: Some("list_pets_by_status"),
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /users/manage` (operationId `manageUser`).
 use mcp_gen_runtime::decl::*;
-/// Create a user in the workspace and send them an invitation.
+/// Create a user in the workspace and send them an invitation. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -23,6 +23,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "role",
             target: Target::BodyField("role"),
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[
         FixedDecl {
@@ -37,4 +44,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearer"]],
     list_tool: None,
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

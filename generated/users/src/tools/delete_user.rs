@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /users/manage` (operationId `manageUser`).
 use mcp_gen_runtime::decl::*;
-/// Delete a user; their content stays in the workspace.
+/// Delete a user; their content stays in the workspace. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -14,6 +14,13 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "user_id",
             target: Target::BodyField("user_id"),
+        },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
         },
     ],
     fixed: &[
@@ -29,4 +36,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearer"]],
     list_tool: None,
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

@@ -25,4 +25,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearer"]],
     list_tool: Some("list_users"),
+    idempotency: None,
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /users/manage` (operationId `manageUser`).
 use mcp_gen_runtime::decl::*;
-/// Change the role of a user.
+/// Change the role of a user. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -19,6 +19,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "role",
             target: Target::BodyField("role"),
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[
         FixedDecl {
@@ -33,4 +40,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["bearer"]],
     list_tool: None,
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /withdrawals/{id}/actions` (operationId `withdrawalAction`).
 use mcp_gen_runtime::decl::*;
-/// Approves a withdrawal that is pending review; the money is sent.
+/// Approves a withdrawal that is pending review; the money is sent. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -17,6 +17,13 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "id",
                 style: Style::Simple,
                 explode: false,
+            },
+        },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
             },
         },
     ],
@@ -33,4 +40,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["apiKey"]],
     list_tool: Some("list_withdrawals"),
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

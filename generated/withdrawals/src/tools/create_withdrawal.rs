@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /withdrawals` (operationId `createWithdrawal`).
 use mcp_gen_runtime::decl::*;
-/// Requests a withdrawal from a customer's balance to their bank account; it waits for review.
+/// Requests a withdrawal from a customer's balance to their bank account; it waits for review. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -27,6 +27,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "note",
             target: Target::BodyField("note"),
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[],
     body: Some(BodyDecl {
@@ -36,4 +43,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["apiKey"]],
     list_tool: None,
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };

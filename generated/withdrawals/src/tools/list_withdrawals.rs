@@ -47,4 +47,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["apiKey"]],
     list_tool: None,
+    idempotency: None,
 };

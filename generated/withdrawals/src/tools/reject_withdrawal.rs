@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /withdrawals/{id}/actions` (operationId `withdrawalAction`).
 use mcp_gen_runtime::decl::*;
-/// Rejects a withdrawal that is pending review; the balance is kept.
+/// Rejects a withdrawal that is pending review; the balance is kept. Retry-safe: a repeat with the same `idempotency_key` within 24 h returns the first result.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -23,6 +23,13 @@ pub const TOOL: ToolDecl = ToolDecl {
             name: "reason",
             target: Target::BodyField("reason"),
         },
+        ArgDecl {
+            name: "idempotency_key",
+            target: Target::Header {
+                name: "Idempotency-Key",
+                json: false,
+            },
+        },
     ],
     fixed: &[
         FixedDecl {
@@ -37,4 +44,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     rest_to_body: false,
     security: &[&["apiKey"]],
     list_tool: Some("list_withdrawals"),
+    idempotency: Some(KeyDecl {
+        source: KeySource::Caller {
+            arg: "idempotency_key",
+        },
+        ttl_secs: 86400,
+        forward_header: None,
+    }),
 };
