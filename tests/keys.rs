@@ -109,7 +109,7 @@ tools:
         KeySource::Natural { fields: vec!["account".into()], window: Window::Day { offset_minutes: 180 } }
     );
     assert_eq!(key.ttl_secs, 7 * 86_400);
-    assert!(create.description.contains("same `account` on the same day (UTC+03:00)"), "{}", create.description);
+    assert!(create.description.contains("same account on the same day (UTC+03:00)"), "{}", create.description);
     let replace = tool(&out, "replace_account");
     assert!(replace.key.is_none());
     assert!(mcp_gen::plan::retry::guarantee(replace).starts_with("not keyed"));

@@ -164,7 +164,12 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
         m.get_one::<String>("store").cloned().unwrap_or_else(|| format!("sqlite://{}.db", server.crate_name));
     let store = match runtime.block_on(store::open(&store_url)) {
         Ok(s) => s,
-        Err(e) => return fail(&format!("--store: {e}")),
+        Err(e) => {
+            return fail(&format!(
+                "--store: {e} (pass --store sqlite:///a/writable/dir/{}.db or postgres://…, or set {}_STORE)",
+                server.crate_name, server.env_prefix
+            ));
+        }
     };
     // A live owner must never lose its record: the lease outlasts the upstream timeout.
     let lease = timeout + Duration::from_secs(5);

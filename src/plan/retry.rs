@@ -130,7 +130,7 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
                     return;
                 }
             };
-            let fields = natural.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
+            let fields = natural.join(", ");
             tool.description = format!(
                 "{} Retry-safe: a repeat with the same {fields} {} returns the first result.",
                 tool.description,
@@ -152,7 +152,7 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
         Some(Idempotency::Kind(KeyKind::Caller)) | None => {
             caller_arg(tool, &defaults.forward, defaults.ttl_secs);
             tool.description = format!(
-                "{} Retry-safe: a repeat with the same `{KEY_ARG}` within {} returns the first result.",
+                "{} Retry-safe: a repeat with the same {KEY_ARG} within {} returns the first result.",
                 tool.description,
                 span(defaults.ttl_secs)
             );
