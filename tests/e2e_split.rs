@@ -29,16 +29,7 @@ async fn action(State(seen): State<Seen>, Path(id): Path<String>, Json(body): Js
 fn upstream() -> (String, Seen) {
     let seen: Seen = Arc::default();
     let app = axum::Router::new().route("/api/v2/withdrawals/{id}/actions", post(action)).with_state(seen.clone());
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
+    let addr = support::serve_upstream(app);
     (format!("http://{addr}/api/v2"), seen)
 }
 

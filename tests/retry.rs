@@ -54,16 +54,7 @@ async fn create(
 fn upstream() -> (String, Created) {
     let created: Created = Arc::default();
     let app = axum::Router::new().route("/v1/invoices", post(create)).with_state(created.clone());
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
+    let addr = support::serve_upstream(app);
     (format!("http://{addr}"), created)
 }
 

@@ -250,21 +250,19 @@ impl Handler {
             .and_then(|d| idempotency::resolve(entry.decl.name, d, &args, &call.caller, now_ms()));
         let (result, outcome, replayed) = match &keyed {
             None => {
-                let outcome = self.run(entry, &args, None).await;
-                let code = outcome.as_ref().err().map(|e| e.code);
-                (outcome.unwrap_or_else(ToolError::into_result), code, false)
+                let (result, code, _) = settle(self.run(entry, &args, None).await);
+                (result, code, false)
             }
             Some(keyed) => match guard.begin(keyed).await {
                 Begin::Replay(result) => (result, None, true),
                 Begin::Refuse(e) => {
-                    let code = Some(e.code);
-                    (e.into_result(), code, false)
+                    let (result, code, _) = settle(Err(e));
+                    (result, code, false)
                 }
                 Begin::Run { owner } => {
-                    let outcome = self.run(entry, &args, Some(keyed)).await;
-                    guard.finish(keyed, &owner, &outcome).await;
-                    let code = outcome.as_ref().err().map(|e| e.code);
-                    (outcome.unwrap_or_else(ToolError::into_result), code, false)
+                    let (result, code, retryable) = settle(self.run(entry, &args, Some(keyed)).await);
+                    guard.finish(keyed, &owner, &result, retryable).await;
+                    (result, code, false)
                 }
             },
         };
@@ -288,6 +286,17 @@ impl Handler {
             tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
         }
         result
+    }
+}
+
+/// A call's outcome as the result sent, its error code, and whether a retry may succeed.
+fn settle(outcome: Result<CallToolResult, ToolError>) -> (CallToolResult, Option<&'static str>, bool) {
+    match outcome {
+        Ok(result) => (result, None, false),
+        Err(e) => {
+            let (code, retryable) = (e.code, e.retryable);
+            (e.into_result(), Some(code), retryable)
+        }
     }
 }
 

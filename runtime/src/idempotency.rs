@@ -108,18 +108,14 @@ impl Guard {
     /// Records the outcome of an owned call: stored for replay, or forgotten when a retry may
     /// succeed. A store failure here is logged: the call already happened, and its answer still
     /// goes to the caller.
-    pub async fn finish(&self, keyed: &Keyed, owner: &str, outcome: &Result<CallToolResult, ToolError>) {
-        let stored = match outcome {
-            Err(e) if e.retryable => {
-                if let Err(e) = self.store.release(&keyed.scope, owner).await {
-                    tracing::warn!(error = %e, tool = %keyed.scope.tool, "cannot release an idempotency record");
-                }
-                return;
+    pub async fn finish(&self, keyed: &Keyed, owner: &str, result: &CallToolResult, retryable: bool) {
+        if retryable {
+            if let Err(e) = self.store.release(&keyed.scope, owner).await {
+                tracing::warn!(error = %e, tool = %keyed.scope.tool, "cannot release an idempotency record");
             }
-            Ok(result) => serde_json::to_string(result),
-            Err(e) => serde_json::to_string(&e.clone().into_result()),
-        };
-        let text = match stored {
+            return;
+        }
+        let text = match serde_json::to_string(result) {
             Ok(t) => t,
             Err(e) => {
                 tracing::error!(error = %e, "cannot serialise a result for replay");

@@ -20,7 +20,7 @@ impl Rule for ReadOnlyKey {
                 .as_ref()
                 .and_then(|e| e.idempotency.as_ref())
                 .is_some_and(|i| *i != Idempotency::Kind(KeyKind::None));
-            let arg = tool.args.iter().any(|a| a.name == "idempotency_key");
+            let arg = tool.args.iter().any(|a| a.name == crate::plan::retry::KEY_ARG);
             if keyed || arg {
                 out.push(
                     ctx.at_tool(
