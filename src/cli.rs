@@ -27,6 +27,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::schema::variant::{self, Variant};
 use crate::settings::{RuntimeDep, Settings};
 use crate::write::Drift;
 use crate::{Input, Report, SourceInput, generate};
@@ -79,6 +80,15 @@ pub enum Command {
         /// Only the tools of this toolset (what `/mcp/v1/<toolset>` serves).
         #[arg(long)]
         toolset: Option<String>,
+        /// The schemas of a provider variant: mcp (default), openai-strict, gemini, inline.
+        #[arg(long, value_name = "NAME", default_value = "mcp")]
+        variant: String,
+        /// Print the variant's loss report (what it no longer enforces) instead of the catalog.
+        #[arg(long, conflicts_with = "openai_functions")]
+        losses: bool,
+        /// Print OpenAI function tools (`{"type":"function",…,"strict":true}`) from the openai-strict variant.
+        #[arg(long)]
+        openai_functions: bool,
     },
     /// Compile and report every diagnostic: spec and overlay problems and the contract lint
     /// (exit 1 on errors, or on warnings with --deny-warnings).
@@ -211,7 +221,12 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
             }
         }
-        Command::Catalog { spec, toolset } => {
+        Command::Catalog { spec, toolset, variant, losses, openai_functions } => {
+            let Some(variant) = Variant::parse(&variant) else {
+                eprintln!("error: no variant `{variant}` (variants: {})", Variant::names());
+                return ExitCode::from(2);
+            };
+            let variant = if openai_functions { Variant::OpenAiStrict } else { variant };
             let settings = spec.catalog_settings();
             let Some(mut output) = compile(&spec, &settings) else { return ExitCode::from(2) };
             if let Some(name) = &toolset {
@@ -229,9 +244,21 @@ pub fn run(cli: Cli) -> ExitCode {
                 };
                 output.catalog.tools.retain(|t| set.tools.contains(&t.name));
             }
-            // The whole catalog is already rendered; a toolset's part is rendered here.
-            let subset = toolset.as_ref().map(|_| crate::emit::catalog::tools_json(&output.catalog));
-            let text = subset.as_deref().unwrap_or_else(|| output.tools_json());
+            // The whole canonical catalog is already rendered; a toolset's part or a variant is
+            // rendered here.
+            let rendered = if variant != Variant::Mcp || losses || openai_functions {
+                let v = variant::catalog(&output.catalog, variant);
+                Some(if losses {
+                    pretty_json(&variant::losses_json(&v))
+                } else if openai_functions {
+                    pretty_json(&variant::openai_functions(&output.catalog, &v))
+                } else {
+                    crate::emit::catalog::variant_tools_json(&output.catalog, &v)
+                })
+            } else {
+                toolset.as_ref().map(|_| crate::emit::catalog::tools_json(&output.catalog))
+            };
+            let text = rendered.as_deref().unwrap_or_else(|| output.tools_json());
             let mut stdout = std::io::stdout().lock();
             let written = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
             // The process ends here: freeing millions of JSON nodes one by one would only
@@ -650,6 +677,13 @@ pub fn relative_to(from: &Path, to: &Path) -> String {
     let mut parts: Vec<String> = std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
     parts.extend(to[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
     if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
+}
+
+/// JSON for people and diffs: pretty, with a final newline.
+fn pretty_json(value: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::plan::{Catalog, Tool};
+use crate::schema::variant::{VariantCatalog, VariantTool};
 
 /// One tool as rmcp serialises it, borrowing from the plan (a catalog can hold hundreds of
 /// megabytes of schema; it is written, not copied).
@@ -31,14 +32,14 @@ struct AnnotationsView<'a> {
     open_world_hint: bool,
 }
 
-fn view(tool: &Tool) -> ToolView<'_> {
+fn view<'a>(tool: &'a Tool, schemas: Option<&'a VariantTool>) -> ToolView<'a> {
     let a = tool.annotations;
     ToolView {
         name: &tool.name,
         title: &tool.title,
         description: &tool.description,
-        input_schema: &tool.input_schema,
-        output_schema: tool.output_schema.as_ref(),
+        input_schema: schemas.map_or(&tool.input_schema, |v| &v.input_schema),
+        output_schema: schemas.map_or(tool.output_schema.as_ref(), |v| v.output_schema.as_ref()),
         // T3: every hint explicit; clients assume the worst for a missing one.
         annotations: AnnotationsView {
             title: &tool.title,
@@ -60,11 +61,22 @@ pub const PRETTY_TOOLS_MAX: usize = 500;
 /// `{"tools": [...]}`; large ones put each tool on its own line ([`PRETTY_TOOLS_MAX`]). The
 /// tools are rendered on every core, each slice in order.
 pub fn tools_json(catalog: &Catalog) -> String {
-    if catalog.tools.is_empty() {
+    let views: Vec<ToolView<'_>> = catalog.tools.iter().map(|t| view(t, None)).collect();
+    write_tools(&views)
+}
+
+/// [`tools_json`] with each tool's schemas taken from a provider variant (`tools.<variant>.json`).
+pub fn variant_tools_json(catalog: &Catalog, variant: &VariantCatalog) -> String {
+    let views: Vec<ToolView<'_>> = catalog.tools.iter().zip(&variant.tools).map(|(t, v)| view(t, Some(v))).collect();
+    write_tools(&views)
+}
+
+fn write_tools(views: &[ToolView<'_>]) -> String {
+    if views.is_empty() {
         return "{\n  \"tools\": []\n}\n".to_owned();
     }
-    let pretty = catalog.tools.len() <= PRETTY_TOOLS_MAX;
-    let parts = crate::par::map_slices(&catalog.tools, |tools| render(tools, pretty));
+    let pretty = views.len() <= PRETTY_TOOLS_MAX;
+    let parts = crate::par::map_slices(views, |tools| render(tools, pretty));
     let mut text = Vec::with_capacity(parts.iter().map(Vec::len).sum::<usize>() + parts.len() * 2 + 32);
     text.extend_from_slice(if pretty { b"{\n  \"tools\": [\n" } else { b"{\"tools\": [\n" });
     for (i, part) in parts.iter().enumerate() {
@@ -79,7 +91,7 @@ pub fn tools_json(catalog: &Catalog) -> String {
 }
 
 /// A slice of tools, separated by `,\n`: pretty and indented to their place, or one per line.
-fn render(tools: &[Tool], pretty: bool) -> Vec<u8> {
+fn render(tools: &[ToolView<'_>], pretty: bool) -> Vec<u8> {
     let mut out = Vec::new();
     let mut scratch = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
@@ -88,11 +100,11 @@ fn render(tools: &[Tool], pretty: bool) -> Vec<u8> {
         }
         if !pretty {
             // Writing to a Vec cannot fail, and every key is a string.
-            let _ = serde_json::to_writer(&mut out, &view(tool));
+            let _ = serde_json::to_writer(&mut out, tool);
             continue;
         }
         scratch.clear();
-        let _ = serde_json::to_writer_pretty(&mut scratch, &view(tool));
+        let _ = serde_json::to_writer_pretty(&mut scratch, tool);
         // Pretty JSON has no raw newline inside a string, so every line can be indented.
         for (j, line) in scratch.split(|b| *b == b'\n').enumerate() {
             if j > 0 {

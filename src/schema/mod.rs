@@ -4,6 +4,7 @@
 //! `readOnly` properties leave inputs and `writeOnly` properties leave outputs.
 
 pub mod brief;
+pub mod variant;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
