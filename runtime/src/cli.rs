@@ -94,6 +94,16 @@ fn command(server: &'static ServerDecl) -> Command {
                 .help("Host header values accepted besides loopback"),
         )
         .arg(
+            Arg::new("max-protocol")
+                .long("max-protocol")
+                .value_name("VERSION")
+                .env(env("MAX_PROTOCOL"))
+                .help("Newest MCP protocol version to negotiate, e.g. 2025-11-25 (default: the newest known)"),
+        )
+        .arg(Arg::new("variants").long("variants").value_name("LIST").env(env("VARIANTS")).value_delimiter(',').help(
+            "Provider variants of the catalog to serve, each on <base-path>/<variant> (e.g. openai-strict,inline)",
+        ))
+        .arg(
             Arg::new("allowed-origins")
                 .long("allowed-origins")
                 .value_name("LIST")
@@ -152,10 +162,20 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
             format!("upstream {} ({} credential(s) configured)", u.base(), u.credentials().configured())
         }
     };
-    let handler = match Handler::new(server, mode) {
+    let mut handler = match Handler::new(server, mode) {
         Ok(h) => h,
         Err(e) => return fail(&e.to_string()),
     };
+    if let Some(max) = m.get_one::<String>("max-protocol") {
+        let Some(version) = Handler::known_protocol(max) else {
+            let known: Vec<&str> = rmcp::model::ProtocolVersion::KNOWN_VERSIONS.iter().map(|v| v.as_str()).collect();
+            return fail(&format!(
+                "--max-protocol `{max}` is not a protocol version this server knows ({})",
+                known.join(", ")
+            ));
+        };
+        handler = handler.with_max_protocol(&version);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
@@ -194,11 +214,23 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
         let list = |name: &str| {
             m.get_many::<String>(name).map(|v| v.filter(|s| !s.is_empty()).cloned().collect()).unwrap_or_default()
         };
+        let variants: Vec<String> = list("variants");
+        let known: Vec<&str> = handler.variant_names().collect();
+        if let Some(unknown) = variants.iter().find(|v| !known.contains(&v.as_str())) {
+            return fail(&format!(
+                "--variants: no variant `{unknown}` in this server (it has: {})",
+                if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+            ));
+        }
+        if let Some(clash) = variants.iter().find(|v| handler.toolset_names().any(|t| t == v.as_str())) {
+            return fail(&format!("--variants: `{clash}` is also a toolset's name; both would be served on one path"));
+        }
         let options = HttpOptions {
             addr,
             base_path: base_path.clone(),
             allowed_hosts: list("allowed-hosts"),
             allowed_origins: list("allowed-origins"),
+            variants,
         };
         let name = server.crate_name;
         runtime

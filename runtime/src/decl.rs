@@ -25,6 +25,17 @@ pub struct ServerDecl {
     pub schemes: &'static [SchemeDecl],
     /// Named subsets of the tools, each served on `<base path>/<name>`.
     pub toolsets: &'static [ToolsetDecl],
+    /// Provider variants of the catalog (`tools.<variant>.json`), each servable on
+    /// `<base path>/<name>`; calls are validated against `catalog`'s schemas whatever the caller saw.
+    pub variants: &'static [VariantDecl],
+}
+
+/// One provider variant of the catalog: the same tools, with schemas a provider accepts.
+#[derive(Debug)]
+pub struct VariantDecl {
+    pub name: &'static str,
+    /// `{"tools": [...]}` in catalog order.
+    pub catalog: &'static str,
 }
 
 /// A named subset of the tools with its own endpoint.

@@ -56,6 +56,8 @@ pub struct State {
     guard: Option<Guard>,
     /// This process, in audit rows.
     instance: String,
+    /// The protocol versions this server negotiates (all it knows, or those up to a cap).
+    versions: &'static [ProtocolVersion],
 }
 
 /// Cheap to clone: the Streamable HTTP service builds one per request. A toolset handler serves
@@ -140,6 +142,7 @@ impl Handler {
                 mode,
                 guard: None,
                 instance,
+                versions: ProtocolVersion::KNOWN_VERSIONS,
             }),
             None,
         ))
@@ -153,6 +156,43 @@ impl Handler {
             state.guard = Some(guard);
         }
         handler
+    }
+
+    /// Negotiates no protocol version newer than `max` (CONTRACT V5): a platform that supports
+    /// only 2025-11-25 never sees 2026-07-28. Call before sharing the handler, like `with_guard`.
+    pub fn with_max_protocol(self, max: &ProtocolVersion) -> Self {
+        let mut handler = self;
+        if let Some(state) = Arc::get_mut(&mut handler.0) {
+            state.versions = ProtocolVersion::known_up_to(max);
+        }
+        handler
+    }
+
+    /// The protocol version named `name`, if this runtime knows it.
+    pub fn known_protocol(name: &str) -> Option<ProtocolVersion> {
+        ProtocolVersion::KNOWN_VERSIONS.iter().find(|v| v.as_str() == name).cloned()
+    }
+
+    pub fn variant_names(&self) -> impl Iterator<Item = &'static str> + use<> {
+        self.0.server.variants.iter().map(|v| v.name)
+    }
+
+    /// The handler for one provider variant: the same tools listed with the variant's schemas;
+    /// calls are validated with the canonical ones (`None` when there is no such variant).
+    pub fn variant(&self, name: &str) -> Result<Option<Handler>, CatalogError> {
+        let Some(decl) = self.0.server.variants.iter().find(|v| v.name == name) else { return Ok(None) };
+        let mut de = serde_json::Deserializer::from_str(decl.catalog);
+        de.disable_recursion_limit();
+        let catalog = <CatalogFile as serde::Deserialize>::deserialize(&mut de)
+            .map_err(|e| CatalogError(format!("tools.{name}.json does not parse: {e}")))?;
+        let names_match = catalog.tools.len() == self.0.tools.len()
+            && catalog.tools.iter().zip(&self.0.tools).all(|(a, b)| a.name == b.name);
+        if !names_match {
+            return Err(CatalogError(format!("tools.{name}.json does not list the same tools as tools.json")));
+        }
+        let allowed = vec![true; catalog.tools.len()];
+        let instructions = self.0.server.instructions.map(str::to_owned);
+        Ok(Some(Handler(self.0.clone(), Some(Arc::new(View { tools: catalog.tools, allowed, instructions })))))
     }
 
     pub fn toolset_names(&self) -> impl Iterator<Item = &'static str> + use<> {
@@ -189,6 +229,8 @@ impl Handler {
     fn validate(&self, entry: &Entry, arguments: Option<Map<String, Value>>) -> Result<Map<String, Value>, ToolError> {
         let mut args = arguments.unwrap_or_default();
         validate::drop_null_optionals(&entry.input, &mut args);
+        // Strict provider variants send `null` for every optional field, at every depth.
+        validate::drop_nested_nulls(&mut args, &entry.input);
         let validator = entry.validator.get_or_init(|| validate::compile(&entry.input));
         let validator = match validator {
             Ok(v) => v,
@@ -325,7 +367,7 @@ impl ServerHandler for Handler {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+        Cow::Borrowed(self.0.versions)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

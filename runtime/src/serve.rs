@@ -18,6 +18,8 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Browser origins accepted besides localhost.
     pub allowed_origins: Vec<String>,
+    /// Provider variants served on `<base_path>/<variant>`.
+    pub variants: Vec<String>,
 }
 
 pub async fn http(handler: Handler, options: HttpOptions, announce: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
@@ -44,6 +46,15 @@ pub async fn http(handler: Handler, options: HttpOptions, announce: impl FnOnce(
     // Each toolset on its own endpoint, so a client can load a part of a large API.
     for name in handler.toolset_names() {
         if let Some(subset) = handler.toolset(name) {
+            let path = format!("{}/{name}", options.base_path.trim_end_matches('/'));
+            router = router.route_service(&path, endpoint(subset));
+        }
+    }
+    // Each provider variant on its own endpoint (CONTRACT I3, V5): the same tools, with the
+    // schemas that provider accepts; calls are checked with the canonical schemas.
+    for name in &options.variants {
+        let subset = handler.variant(name).map_err(|e| std::io::Error::other(e.to_string()))?;
+        if let Some(subset) = subset {
             let path = format!("{}/{name}", options.base_path.trim_end_matches('/'));
             router = router.route_service(&path, endpoint(subset));
         }

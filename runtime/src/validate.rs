@@ -35,6 +35,77 @@ pub fn drop_null_optionals(schema: &Value, args: &mut Map<String, Value>) {
     });
 }
 
+/// Below the top level, the same: an optional property sent as `null` counts as absent unless
+/// its schema accepts `null` (a strict provider variant sends `null` for every field not given).
+pub fn drop_nested_nulls(args: &mut Map<String, Value>, root: &Value) {
+    let props = root.get("properties").and_then(Value::as_object);
+    for (name, value) in args.iter_mut() {
+        if let Some(schema) = props.and_then(|p| p.get(name)) {
+            descend(value, schema, root, 0);
+        }
+    }
+}
+
+/// `schema` with `$ref`s to the root's `$defs` followed.
+fn resolved<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
+    for _ in 0..16 {
+        match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')).and_then(|p| root.pointer(p))
+        {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
+}
+
+/// The properties an object schema declares (its own, then its combinators' branches) and the
+/// names any of them requires.
+fn object_shape<'a>(schema: &'a Value, root: &'a Value) -> (Map<String, Value>, Vec<&'a str>) {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    let mut parts = vec![schema];
+    for key in ["allOf", "anyOf", "oneOf"] {
+        for branch in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+            parts.push(resolved(branch, root));
+        }
+    }
+    for part in parts {
+        for (k, v) in part.get("properties").and_then(Value::as_object).into_iter().flatten() {
+            props.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        required.extend(part.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str));
+    }
+    (props, required)
+}
+
+fn descend(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    let schema = resolved(schema, root);
+    match value {
+        Value::Object(map) => {
+            let (props, required) = object_shape(schema, root);
+            map.retain(|k, v| {
+                !v.is_null() || required.contains(&k.as_str()) || props.get(k).is_none_or(|p| allows_null(p, root, 0))
+            });
+            for (k, v) in map.iter_mut() {
+                if let Some(p) = props.get(k) {
+                    descend(v, p, root, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items").filter(|i| i.is_object()) {
+                for v in items {
+                    descend(v, item, root, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 fn allows_null(schema: &Value, root: &Value, depth: usize) -> bool {
     if depth > 16 {
         return false;
@@ -179,6 +250,22 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("petId"));
         let e = run(schema, json!({"petId": 2, "bogus": 1})).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("bogus"));
+    }
+
+    #[test]
+    fn nested_nulls_count_as_absent_unless_the_schema_takes_null() {
+        let schema = json!({"type": "object", "properties": {
+            "lines": {"type": "array", "items": {"$ref": "#/$defs/Line"}},
+            "meta": {"type": "object", "properties": {"note": {"type": "string"}, "tag": {"type": ["string", "null"]}}}
+        }, "$defs": {"Line": {"type": "object", "required": ["qty"], "properties": {
+            "qty": {"type": "integer"}, "memo": {"type": "string"}}}}});
+        let mut args = json!({"lines": [{"qty": 1, "memo": null}, {"qty": null}], "meta": {"note": null, "tag": null}});
+        let Value::Object(map) = &mut args else { unreachable!() };
+        drop_nested_nulls(map, &schema);
+        assert_eq!(args, json!({"lines": [{"qty": 1}, {"qty": null}], "meta": {"tag": null}}));
+        // A required field sent as null is still refused, by name.
+        let e = run(schema, args).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("lines[1].qty"));
     }
 
     #[test]

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use crate::diag::{Diagnostic, Report};
 use crate::plan::Catalog;
 use crate::resolve::SchemeKind;
+use crate::schema::variant::{self, Variant, VariantCatalog};
 use crate::settings::{RuntimeDep, Settings};
 
 /// Generated files, keyed by path relative to the crate root, with `/` separators.
@@ -33,10 +34,20 @@ pub fn emit(catalog: &Catalog, settings: &Settings) -> Result<Files, Report> {
         files.insert(format!("src/tools/{module}.rs"), rust::tool_file(catalog, tool).map_err(internal)?);
     }
     files.insert("src/tools/mod.rs".to_owned(), rust::tools_mod(catalog, &modules).map_err(internal)?);
-    files.insert("src/server.rs".to_owned(), rust::server_file(catalog).map_err(internal)?);
+    // Provider variants (CONTRACT I3): each catalog, the OpenAI export and one loss report.
+    let variants: Vec<VariantCatalog> = Variant::DERIVED.iter().map(|v| variant::catalog(catalog, *v)).collect();
+    for v in &variants {
+        files.insert(v.variant.file_name(), catalog::variant_tools_json(catalog, v));
+        if v.variant == Variant::OpenAiStrict {
+            files.insert("openai-functions.json".to_owned(), pretty(&variant::openai_functions(catalog, v)));
+        }
+    }
+    let report: Vec<Value> = variants.iter().map(variant::losses_json).collect();
+    files.insert("losses.json".to_owned(), pretty(&json!({ "variants": report })));
+    files.insert("src/server.rs".to_owned(), rust::server_file(catalog, &variants).map_err(internal)?);
     files.insert("src/main.rs".to_owned(), rust::main_file(catalog).map_err(internal)?);
     let env = templates();
-    let ctx = template_context(catalog, settings);
+    let ctx = template_context(catalog, settings, &variants);
     for (name, out) in [("Cargo.toml.j2", "Cargo.toml"), ("README.md.j2", "README.md")] {
         let text = env
             .get_template(name)
@@ -102,7 +113,31 @@ struct SchemeRow {
     what: String,
 }
 
-fn template_context(catalog: &Catalog, settings: &Settings) -> Value {
+/// Pretty JSON with a final newline.
+fn pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// One row of the README's variant table: what the variant gave up, by keyword.
+fn variant_row(v: &VariantCatalog) -> Value {
+    let mut by_keyword: BTreeMap<&str, usize> = BTreeMap::new();
+    for l in &v.losses {
+        *by_keyword.entry(l.keyword.as_str()).or_default() += 1;
+    }
+    let mut tools: Vec<&str> = v.losses.iter().map(|l| l.tool.as_str()).collect();
+    tools.dedup();
+    json!({
+        "name": v.variant.name(),
+        "file": v.variant.file_name(),
+        "losses": v.losses.len(),
+        "tools": tools.len(),
+        "by_keyword": by_keyword.iter().map(|(k, n)| format!("`{k}` {n}")).collect::<Vec<_>>().join(", "),
+    })
+}
+
+fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantCatalog]) -> Value {
     let tools: Vec<ToolRow> = catalog
         .tools
         .iter()
@@ -160,6 +195,7 @@ fn template_context(catalog: &Catalog, settings: &Settings) -> Value {
         "tools": tools,
         "schemes": schemes,
         "excluded": excluded,
+        "variants": variants.iter().map(variant_row).collect::<Vec<_>>(),
         "toolsets": catalog.toolsets.iter().map(|t| {
             let sub = crate::tokens::Tokens { tools: tokens.tools.iter().filter(|x| t.tools.contains(&x.name)).cloned().collect() };
             json!({"name": t.name, "description": t.description, "tools": t.tools, "tokens": sub.visible()})

@@ -10,6 +10,7 @@ use quote::{format_ident, quote};
 
 use crate::plan::{Catalog, Scheme, Target, Tool};
 use crate::resolve::{BodyEncoding, Method, ParamLocation, SchemeKind, Style};
+use crate::schema::variant::VariantCatalog;
 
 /// First line of every generated Rust file.
 pub fn header(catalog: &Catalog) -> String {
@@ -280,7 +281,15 @@ fn scheme(s: &Scheme) -> TokenStream {
     quote!(SchemeDecl { name: #name, kind: #kind, env: &[#(#env),*] })
 }
 
-pub fn server_file(catalog: &Catalog) -> Result<String, String> {
+pub fn server_file(catalog: &Catalog, variants: &[VariantCatalog]) -> Result<String, String> {
+    let variants: Vec<TokenStream> = variants
+        .iter()
+        .map(|v| {
+            let name = lit(v.variant.name());
+            let file = lit(&format!("../{}", v.variant.file_name()));
+            quote!(VariantDecl { name: #name, catalog: include_str!(#file) })
+        })
+        .collect();
     let s = &catalog.server;
     let (name, crate_name, title, prefix) = (lit(&s.name), lit(&s.crate_name), lit(&s.title), lit(&s.env_prefix));
     let api_version = lit(&catalog.source.api_version);
@@ -314,6 +323,7 @@ pub fn server_file(catalog: &Catalog) -> Result<String, String> {
             tools: crate::tools::ALL,
             schemes: &[#(#schemes),*],
             toolsets: &[#(#toolsets),*],
+            variants: &[#(#variants),*],
         };
     };
     render(&header(catalog), tokens)

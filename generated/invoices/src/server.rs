@@ -23,4 +23,18 @@ pub static SERVER: ServerDecl = ServerDecl {
         },
     ],
     toolsets: &[],
+    variants: &[
+        VariantDecl {
+            name: "openai-strict",
+            catalog: include_str!("../tools.openai-strict.json"),
+        },
+        VariantDecl {
+            name: "gemini",
+            catalog: include_str!("../tools.gemini.json"),
+        },
+        VariantDecl {
+            name: "inline",
+            catalog: include_str!("../tools.inline.json"),
+        },
+    ],
 };
