@@ -65,14 +65,20 @@ async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
     client.call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args)).await.unwrap()
 }
 
-/// What the catalog looks like to a client of this era: initialize-based clients cannot take
-/// non-object output schemas, which rmcp removes for them.
+/// What the catalog looks like to a client of this era: initialize-based clients take only
+/// object-rooted output schemas, so a list result is described (and sent) as `{"result": [...]}`.
 fn expected_tools(modern: bool) -> Value {
     let mut tools = petstore_catalog()["tools"].clone();
     if !modern {
         for t in tools.as_array_mut().unwrap() {
-            if t.get("outputSchema").is_some_and(|o| o["type"] != "object") {
-                t.as_object_mut().unwrap().shift_remove("outputSchema");
+            if let Some(out) = t.get_mut("outputSchema").filter(|o| o["type"] != "object") {
+                let mut inner = out.as_object().unwrap().clone();
+                let defs = inner.shift_remove("$defs");
+                let mut wrapped = json!({"type": "object", "properties": {"result": inner}, "required": ["result"]});
+                if let Some(defs) = defs {
+                    wrapped["$defs"] = defs;
+                }
+                *out = wrapped;
             }
         }
     }
@@ -110,6 +116,8 @@ async fn scenario(client: &Client, upstream: &Upstream, modern: bool) {
     assert_eq!(got, pet);
 
     let listed = result_json(&call(client, "list_pets_by_status", json!({"status": "available"})).await);
+    // Clients before 2026-07-28 get a non-object result wrapped (CONTRACT V5, T8).
+    let listed = if modern { listed } else { listed["result"].clone() };
     assert!(listed.as_array().unwrap().iter().any(|p| p["id"] == id), "{listed}");
 
     // Invalid arguments never reach the upstream, and the error names the field and the rule.

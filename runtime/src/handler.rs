@@ -386,8 +386,14 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut result = ListToolsResult::with_all_items(self.tools().to_vec());
-        if is_modern(&context) {
+        let modern = is_modern(&context);
+        let tools = if modern {
+            self.tools().to_vec()
+        } else {
+            self.tools().iter().cloned().map(crate::legacy::wrap_tool).collect()
+        };
+        let mut result = ListToolsResult::with_all_items(tools);
+        if modern {
             result = result.with_ttl_ms(CATALOG_TTL_MS).with_cache_scope(CacheScope::Public);
             result.meta = Some(self.0.meta.clone());
         }
@@ -414,6 +420,8 @@ impl ServerHandler for Handler {
         tracing::info!(tool = %request.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");
         if is_modern(&context) {
             idempotency::merge_meta(&mut result, &self.0.meta);
+        } else {
+            crate::legacy::wrap_result(&mut result);
         }
         Ok(result.into())
     }

@@ -8,6 +8,7 @@ pub mod decl;
 pub mod error;
 mod handler;
 pub mod idempotency;
+pub mod legacy;
 mod mock;
 mod params;
 mod serve;

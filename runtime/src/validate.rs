@@ -162,7 +162,7 @@ struct Problem {
     rule: String,
 }
 
-fn problem(error: &ValidationError<'_>, schema: &Value) -> Problem {
+fn problem(error: &ValidationError<'_>, schema: &Value, args: &Value) -> Problem {
     use jsonschema::error::ValidationErrorKind as K;
     let at = error.instance_path().as_str().to_owned();
     let mut field = if at.is_empty() { None } else { Some(field_name(&at)) };
@@ -182,6 +182,24 @@ fn problem(error: &ValidationError<'_>, schema: &Value) -> Problem {
                 });
             }
         }
+        // `additionalProperties: false` on an object that declares no properties: reported as
+        // a false schema, at the object; name the key that is not allowed.
+        K::FalseSchema if error.schema_path().as_str().ends_with("/additionalProperties") => {
+            let parent = error.schema_path().as_str().trim_end_matches("/additionalProperties");
+            let declared = schema.pointer(&format!("{parent}/properties")).and_then(Value::as_object);
+            let extra = args
+                .pointer(&at)
+                .and_then(Value::as_object)
+                .and_then(|o| o.keys().find(|k| declared.is_none_or(|d| !d.contains_key(*k))).cloned());
+            if let Some(key) = extra {
+                let text = format!("`{key}` is not an argument here (no other properties are allowed)");
+                let field = Some(match field {
+                    Some(parent) => format!("{parent}.{key}"),
+                    None => key,
+                });
+                return Problem { field, text, rule: "additionalProperties: false".to_owned() };
+            }
+        }
         _ => {}
     }
     let keyword = error.kind().keyword().to_owned();
@@ -199,7 +217,7 @@ fn problem(error: &ValidationError<'_>, schema: &Value) -> Problem {
 /// Validates `args` against `schema`, returning the error result the model reads on failure.
 pub fn check(validator: &Validator, schema: &Value, args: &Value) -> Result<(), ToolError> {
     let problems: Vec<Problem> =
-        validator.iter_errors(args).take(MAX_PROBLEMS + 1).map(|e| problem(&e, schema)).collect();
+        validator.iter_errors(args).take(MAX_PROBLEMS + 1).map(|e| problem(&e, schema, args)).collect();
     let Some(first) = problems.first() else { return Ok(()) };
     let describe = |p: &Problem| match &p.field {
         Some(f) => format!("`{f}`: {} ({})", p.text, p.rule),
@@ -266,6 +284,14 @@ mod tests {
         // A required field sent as null is still refused, by name.
         let e = run(schema, args).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("lines[1].qty"));
+    }
+
+    #[test]
+    fn an_extra_argument_of_a_tool_without_arguments_is_named() {
+        let schema = json!({"type": "object", "additionalProperties": false});
+        let e = run(schema, json!({"surprise": 1})).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("surprise"));
+        assert!(e.message.contains("not an argument"), "{}", e.message);
     }
 
     #[test]

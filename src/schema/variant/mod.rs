@@ -109,7 +109,11 @@ impl Losses {
         Losses { tool: tool.to_owned(), list: Vec::new() }
     }
 
+    /// Records a loss, unless the keyword only annotates (see [`enforced`]).
     pub fn push(&mut self, field: &str, pointer: &str, keyword: &str, value: &Value, action: Action) {
+        if !enforced(keyword, value) {
+            return;
+        }
         self.list.push(Loss {
             tool: self.tool.clone(),
             field: field.to_owned(),
@@ -197,6 +201,36 @@ pub fn openai_functions(catalog: &Catalog, strict: &VariantCatalog) -> Value {
         })
         .collect();
     Value::Array(tools)
+}
+
+/// The formats a JSON Schema 2020-12 validator asserts (the server's, with format assertion on).
+/// Others (`int32`, `int64`, `float`, `byte`, `password`, …) only annotate: a variant that drops
+/// one restates it but loses no enforcement.
+pub const ASSERTED_FORMATS: &[&str] = &[
+    "date",
+    "date-time",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "iri",
+    "iri-reference",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+    "uri",
+    "uri-reference",
+    "uri-template",
+    "uuid",
+];
+
+/// Whether dropping `keyword: value` loses enforcement (an annotation-only format does not).
+pub(crate) fn enforced(keyword: &str, value: &Value) -> bool {
+    keyword != "format" || value.as_str().is_some_and(|f| ASSERTED_FORMATS.contains(&f))
 }
 
 /// A short phrase that states a constraint in prose, for a variant that has to drop it.
