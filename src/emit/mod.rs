@@ -122,17 +122,12 @@ fn pretty(value: &Value) -> String {
 
 /// One row of the README's variant table: what the variant gave up, by keyword.
 fn variant_row(v: &VariantCatalog) -> Value {
-    let mut by_keyword: BTreeMap<&str, usize> = BTreeMap::new();
-    for l in &v.losses {
-        *by_keyword.entry(l.keyword.as_str()).or_default() += 1;
-    }
-    let mut tools: Vec<&str> = v.losses.iter().map(|l| l.tool.as_str()).collect();
-    tools.dedup();
+    let (by_keyword, tools) = variant::summary(v);
     json!({
         "name": v.variant.name(),
         "file": v.variant.file_name(),
         "losses": v.losses.len(),
-        "tools": tools.len(),
+        "tools": tools,
         "by_keyword": by_keyword.iter().map(|(k, n)| format!("`{k}` {n}")).collect::<Vec<_>>().join(", "),
     })
 }

@@ -14,7 +14,7 @@ use crate::diag::{Diagnostic, Report, codes, join_pointer, unescape_token};
 use crate::load::SpecVersion;
 
 /// Keywords whose value is one subschema.
-const SINGLE: &[&str] = &[
+pub(crate) const SINGLE: &[&str] = &[
     "additionalProperties",
     "items",
     "additionalItems",

@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 use super::inline::inline;
 use super::merge::fold_all_of;
 use super::walk::At;
-use super::{Action, Losses, phrase, restate};
+use super::{Action, Losses, phrase, restate, types};
 
 pub const STRING_FORMATS: &[&str] = &["enum", "date-time"];
 pub const INTEGER_FORMATS: &[&str] = &["int32", "int64"];
@@ -44,54 +44,6 @@ pub fn schema(canonical: &Value, losses: &mut Losses) -> Value {
         }
         _ => json!({"type": "object", "properties": {}}),
     }
-}
-
-fn type_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn types(map: &Map<String, Value>) -> Vec<String> {
-    match map.get("type") {
-        Some(Value::String(t)) => return vec![t.clone()],
-        Some(Value::Array(ts)) => return ts.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-        _ => {}
-    }
-    if let Some(values) = map.get("enum").and_then(Value::as_array) {
-        let mut out: Vec<String> = Vec::new();
-        for v in values {
-            let t = type_of(v).to_owned();
-            if !out.contains(&t) {
-                out.push(t);
-            }
-        }
-        return out;
-    }
-    if let Some(c) = map.get("const") {
-        return vec![type_of(c).to_owned()];
-    }
-    let has = |keys: &[&str]| keys.iter().any(|k| map.contains_key(*k));
-    let mut out = Vec::new();
-    if has(&["properties", "additionalProperties", "required", "minProperties", "maxProperties"]) {
-        out.push("object".to_owned());
-    }
-    if has(&["items", "prefixItems", "minItems", "maxItems", "uniqueItems"]) {
-        out.push("array".to_owned());
-    }
-    if has(&["pattern", "minLength", "maxLength", "format", "contentEncoding"]) {
-        out.push("string".to_owned());
-    }
-    if has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]) {
-        out.push("number".to_owned());
-    }
-    out
 }
 
 /// One schema in Gemini's subset, or `None` when it cannot be said at all (a free-form value):

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::walk::At;
 use super::{Action, Losses};
 use crate::diag::unescape_token;
+use crate::resolve::schema::SINGLE;
 
 /// Levels a recursive shape is expanded (a shape is expanded inside itself `RECURSION_DEPTH - 1` times).
 pub const RECURSION_DEPTH: usize = 2;
@@ -22,20 +23,6 @@ pub const NODE_BUDGET: usize = 5_000;
 /// by the model): shapes far from the root are cut sooner.
 pub const OUTPUT_NODE_BUDGET: usize = 1_000;
 
-/// Keywords whose value is one subschema.
-const SINGLE: &[&str] = &[
-    "items",
-    "additionalProperties",
-    "additionalItems",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-];
 /// Keywords that do not constrain: a `$ref`'s own take precedence over its target's.
 const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"];
 

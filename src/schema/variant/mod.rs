@@ -22,6 +22,8 @@ mod merge;
 pub mod openai;
 mod walk;
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -168,16 +170,11 @@ pub fn catalog(catalog: &Catalog, variant: Variant) -> VariantCatalog {
 
 /// The loss report of one variant as JSON: `{"variant", "losses": [...], "summary": {keyword: n}}`.
 pub fn losses_json(v: &VariantCatalog) -> Value {
-    let mut summary: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
-    for l in &v.losses {
-        *summary.entry(l.keyword.as_str()).or_default() += 1;
-    }
-    let mut names: Vec<&str> = v.losses.iter().map(|l| l.tool.as_str()).collect();
-    names.dedup();
+    let (summary, tools_with_losses) = summary(v);
     json!({
         "variant": v.variant.name(),
         "tools": v.tools.len(),
-        "toolsWithLosses": names.len(),
+        "toolsWithLosses": tools_with_losses,
         "summary": summary,
         "losses": v.losses,
     })
@@ -231,6 +228,70 @@ pub const ASSERTED_FORMATS: &[&str] = &[
 /// Whether dropping `keyword: value` loses enforcement (an annotation-only format does not).
 pub(crate) fn enforced(keyword: &str, value: &Value) -> bool {
     keyword != "format" || value.as_str().is_some_and(|f| ASSERTED_FORMATS.contains(&f))
+}
+
+/// The JSON type of a value (`integer` for whole numbers).
+pub(crate) fn type_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The types a schema admits, in order: its `type`, else what its `enum`, `const` or
+/// type-specific keywords imply (empty: any value).
+pub(crate) fn types(map: &Map<String, Value>) -> Vec<String> {
+    match map.get("type") {
+        Some(Value::String(t)) => return vec![t.clone()],
+        Some(Value::Array(ts)) => return ts.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        _ => {}
+    }
+    if let Some(values) = map.get("enum").and_then(Value::as_array) {
+        let mut out: Vec<String> = Vec::new();
+        for v in values {
+            let t = type_of(v).to_owned();
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        return out;
+    }
+    if let Some(c) = map.get("const") {
+        return vec![type_of(c).to_owned()];
+    }
+    let has = |keys: &[&str]| keys.iter().any(|k| map.contains_key(*k));
+    let mut out = Vec::new();
+    for (t, keys) in [
+        (
+            "object",
+            &["properties", "additionalProperties", "required", "patternProperties", "minProperties", "maxProperties"]
+                [..],
+        ),
+        ("array", &["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"][..]),
+        ("string", &["pattern", "minLength", "maxLength", "format", "contentEncoding"][..]),
+        ("number", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"][..]),
+    ] {
+        if has(keys) {
+            out.push(t.to_owned());
+        }
+    }
+    out
+}
+
+/// What a variant's losses come to: how many per keyword, and how many tools have any.
+pub fn summary(v: &VariantCatalog) -> (BTreeMap<&str, usize>, usize) {
+    let mut by_keyword: BTreeMap<&str, usize> = BTreeMap::new();
+    for l in &v.losses {
+        *by_keyword.entry(l.keyword.as_str()).or_default() += 1;
+    }
+    let mut tools: Vec<&str> = v.losses.iter().map(|l| l.tool.as_str()).collect();
+    tools.dedup();
+    (by_keyword, tools.len())
 }
 
 /// A short phrase that states a constraint in prose, for a variant that has to drop it.

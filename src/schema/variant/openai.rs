@@ -29,7 +29,7 @@ use serde_json::{Map, Value, json};
 
 use super::merge::fold_all_of;
 use super::walk::At;
-use super::{Action, Losses, phrase, restate};
+use super::{Action, Losses, phrase, restate, type_of, types};
 use crate::diag::unescape_token;
 
 /// The string formats strict mode accepts.
@@ -120,54 +120,6 @@ struct Strict<'a, 'l> {
 /// declared shape).
 fn any_scalar() -> Value {
     json!({"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"}]})
-}
-
-fn type_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-/// The types a schema admits, in order: its `type`, else what its keywords imply.
-fn types(map: &Map<String, Value>) -> Vec<String> {
-    match map.get("type") {
-        Some(Value::String(t)) => return vec![t.clone()],
-        Some(Value::Array(ts)) => return ts.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-        _ => {}
-    }
-    let has = |keys: &[&str]| keys.iter().any(|k| map.contains_key(*k));
-    let mut out: Vec<String> = Vec::new();
-    if let Some(values) = map.get("enum").and_then(Value::as_array) {
-        for v in values {
-            let t = type_of(v).to_owned();
-            if !out.contains(&t) {
-                out.push(t);
-            }
-        }
-        return out;
-    }
-    if let Some(c) = map.get("const") {
-        return vec![type_of(c).to_owned()];
-    }
-    if has(&["properties", "additionalProperties", "required", "patternProperties", "minProperties", "maxProperties"]) {
-        out.push("object".to_owned());
-    }
-    if has(&["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"]) {
-        out.push("array".to_owned());
-    }
-    if has(&["pattern", "minLength", "maxLength", "format", "contentEncoding"]) {
-        out.push("string".to_owned());
-    }
-    if has(NUMBER_KEPT) {
-        out.push("number".to_owned());
-    }
-    out
 }
 
 impl<'a> Strict<'a, '_> {
