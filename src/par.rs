@@ -25,3 +25,22 @@ pub fn map_slices_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut [T]) ->
         handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
     })
 }
+
+/// [`map_slices`] on threads with a stack of `stack` bytes, for deeply recursive work. A slice
+/// whose thread cannot be started runs on the calling thread.
+pub fn map_slices_with_stack<T: Sync, R: Send>(items: &[T], stack: usize, f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(slice_len(items.len()))
+            .map(|s| (s, std::thread::Builder::new().stack_size(stack).spawn_scoped(scope, move || f(s))))
+            .collect();
+        handles
+            .into_iter()
+            .map(|(s, h)| match h {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                Err(_) => f(s),
+            })
+            .collect()
+    })
+}

@@ -31,12 +31,27 @@ const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples", "d
 pub fn inline(schema: &Value, losses: Option<&mut Losses>) -> Value {
     let budget = if losses.is_some() { NODE_BUDGET } else { OUTPUT_NODE_BUDGET };
     let defs = schema.get("$defs").and_then(Value::as_object);
-    let mut inliner = Inliner { defs, stack: Vec::new(), budget, losses };
-    inliner.node(schema, &At::root())
+    let depths = defs.map(|d| d.iter().map(|(k, v)| (k.as_str(), json_depth(v))).collect()).unwrap_or_default();
+    let mut inliner = Inliner { defs, depths, stack: Vec::new(), budget, losses };
+    inliner.node(schema, &At::root(), 1)
+}
+
+/// Nesting an inlined schema may reach, in JSON levels: the canonical schemas' limit, so that
+/// every client parses it (`tools/list` adds its envelope under the 128 levels parsers take).
+pub const MAX_JSON_DEPTH: usize = 108;
+
+fn json_depth(v: &Value) -> usize {
+    match v {
+        Value::Object(m) => 1 + m.values().map(json_depth).max().unwrap_or(0),
+        Value::Array(a) => 1 + a.iter().map(json_depth).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 struct Inliner<'a, 'l> {
     defs: Option<&'a Map<String, Value>>,
+    /// JSON depth of each def as written (its references counted as leaves).
+    depths: std::collections::BTreeMap<&'a str, usize>,
     /// Defs being expanded, outermost first.
     stack: Vec<&'a str>,
     budget: usize,
@@ -44,47 +59,56 @@ struct Inliner<'a, 'l> {
 }
 
 impl<'a> Inliner<'a, '_> {
-    fn node(&mut self, schema: &'a Value, at: &At) -> Value {
+    /// `schema`, which sits at JSON level `depth` of the result, inlined.
+    fn node(&mut self, schema: &'a Value, at: &At, depth: usize) -> Value {
         let Value::Object(map) = schema else { return schema.clone() };
         self.budget = self.budget.saturating_sub(1);
         if let Some(r) = map.get("$ref").and_then(Value::as_str) {
-            return self.reference(map, r, at);
+            return self.reference(map, r, at, depth);
         }
         let mut out = Map::with_capacity(map.len());
         for (k, v) in map {
             if k != "$defs" {
-                out.insert(k.clone(), self.keyword(k, v, at));
+                out.insert(k.clone(), self.keyword(k, v, at, depth));
             }
         }
         Value::Object(out)
     }
 
-    fn keyword(&mut self, k: &str, v: &'a Value, at: &At) -> Value {
+    fn keyword(&mut self, k: &str, v: &'a Value, at: &At, depth: usize) -> Value {
         match v {
             Value::Object(m) if matches!(k, "properties" | "patternProperties" | "dependentSchemas") => Value::Object(
-                m.iter().map(|(name, s)| (name.clone(), self.node(s, &at.child(k, Some(name))))).collect(),
+                m.iter().map(|(name, s)| (name.clone(), self.node(s, &at.child(k, Some(name)), depth + 2))).collect(),
             ),
             Value::Array(items) if matches!(k, "allOf" | "anyOf" | "oneOf" | "prefixItems") => Value::Array(
-                items.iter().enumerate().map(|(i, s)| self.node(s, &at.child(k, Some(&i.to_string())))).collect(),
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| self.node(s, &at.child(k, Some(&i.to_string())), depth + 2))
+                    .collect(),
             ),
-            Value::Object(_) | Value::Bool(_) if SINGLE.contains(&k) => self.node(v, &at.child(k, None)),
+            Value::Object(_) | Value::Bool(_) if SINGLE.contains(&k) => self.node(v, &at.child(k, None), depth + 1),
             _ => v.clone(),
         }
     }
 
-    fn reference(&mut self, map: &'a Map<String, Value>, r: &str, at: &At) -> Value {
+    fn reference(&mut self, map: &'a Map<String, Value>, r: &str, at: &At, depth: usize) -> Value {
         let siblings: Map<String, Value> =
-            map.iter().filter(|(k, _)| *k != "$ref").map(|(k, v)| (k.clone(), self.keyword(k, v, at))).collect();
+            map.iter().filter(|(k, _)| *k != "$ref").map(|(k, v)| (k.clone(), self.keyword(k, v, at, depth))).collect();
         let name = r.strip_prefix("#/$defs/").map(unescape_token);
         let Some((name, target)) = name.and_then(|n| self.defs?.get_key_value(n.as_str())) else {
             // Not one of this schema's defs (the canonical schema has none such): any value.
             self.lose(at, r, "(unresolvable reference: not described)");
             return Value::Object(siblings);
         };
-        let depth = self.stack.iter().filter(|n| **n == name.as_str()).count();
-        if depth >= RECURSION_DEPTH || self.budget == 0 {
-            let why = if depth >= RECURSION_DEPTH {
+        let recursion = self.stack.iter().filter(|n| **n == name.as_str()).count();
+        // The allOf wrapper of a conflicting sibling adds two levels.
+        let too_deep = depth + 2 + self.depths.get(name.as_str()).copied().unwrap_or(0) > MAX_JSON_DEPTH;
+        if recursion >= RECURSION_DEPTH || self.budget == 0 || too_deep {
+            let why = if recursion >= RECURSION_DEPTH {
                 format!("(recursive `{name}`: not described below this level)")
+            } else if too_deep {
+                format!("(`{name}`: not described here, it would nest too deep)")
             } else {
                 format!("(`{name}`: not described here, the schema is too large)")
             };
@@ -92,7 +116,7 @@ impl<'a> Inliner<'a, '_> {
             return stub(target, siblings, &why);
         }
         self.stack.push(name.as_str());
-        let expanded = self.node(target, &at.def(name));
+        let expanded = self.node(target, &at.def(name), depth);
         self.stack.pop();
         merge(expanded, siblings)
     }

@@ -156,7 +156,9 @@ pub fn tool(variant: Variant, name: &str, input: &Value, output: Option<&Value>)
 
 /// Every tool of `catalog` in `variant`, on every core.
 pub fn catalog(catalog: &Catalog, variant: Variant) -> VariantCatalog {
-    let parts = crate::par::map_slices(&catalog.tools, |tools| {
+    // The transformations recurse once per schema level (schemas nest up to ~110 JSON levels):
+    // threads with room for that in any build.
+    let parts = crate::par::map_slices_with_stack(&catalog.tools, 64 << 20, |tools| {
         tools.iter().map(|t| tool(variant, &t.name, &t.input_schema, t.output_schema.as_ref())).collect::<Vec<_>>()
     });
     let mut tools = Vec::with_capacity(catalog.tools.len());
