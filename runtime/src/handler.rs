@@ -227,21 +227,12 @@ impl Handler {
 
     /// Validates one call's arguments against the tool's full inputSchema.
     fn validate(&self, entry: &Entry, arguments: Option<Map<String, Value>>) -> Result<Map<String, Value>, ToolError> {
-        let mut args = arguments.unwrap_or_default();
-        validate::drop_null_optionals(&entry.input, &mut args);
-        // Strict provider variants send `null` for every optional field, at every depth.
-        validate::drop_nested_nulls(&mut args, &entry.input);
         let validator = entry.validator.get_or_init(|| validate::compile(&entry.input));
         let validator = match validator {
             Ok(v) => v,
             Err(e) => return Err(ToolError::internal(format!("the tool's {e}"))),
         };
-        let args_value = Value::Object(args);
-        validate::check(validator, &entry.input, &args_value)?;
-        match args_value {
-            Value::Object(args) => Ok(args),
-            _ => Err(ToolError::internal("arguments are not an object")),
-        }
+        validate::arguments(validator, &entry.input, arguments.unwrap_or_default())
     }
 
     /// Runs a validated call upstream (or in mock mode).

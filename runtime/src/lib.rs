@@ -15,7 +15,7 @@ mod serve;
 pub mod store;
 mod upstream;
 mod util;
-mod validate;
+pub mod validate;
 
 /// rmcp, for tests that drive generated servers with its client (feature `client`).
 #[cfg(feature = "client")]

@@ -214,6 +214,25 @@ fn problem(error: &ValidationError<'_>, schema: &Value, args: &Value) -> Problem
     Problem { field, text: error.to_string(), rule }
 }
 
+/// What the server does with a call's arguments before it runs the tool: `null` for an optional
+/// field counts as absent at every depth, then the full schema is checked (CONTRACT I1). The
+/// arguments as the tool receives them, or the error the model reads.
+pub fn arguments(
+    validator: &Validator,
+    schema: &Value,
+    mut args: Map<String, Value>,
+) -> Result<Map<String, Value>, ToolError> {
+    drop_null_optionals(schema, &mut args);
+    // Strict provider variants send `null` for every optional field, at every depth.
+    drop_nested_nulls(&mut args, schema);
+    let value = Value::Object(args);
+    check(validator, schema, &value)?;
+    match value {
+        Value::Object(args) => Ok(args),
+        _ => Err(ToolError::internal("arguments are not an object")),
+    }
+}
+
 /// Validates `args` against `schema`, returning the error result the model reads on failure.
 pub fn check(validator: &Validator, schema: &Value, args: &Value) -> Result<(), ToolError> {
     let problems: Vec<Problem> =

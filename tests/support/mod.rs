@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod petstore;
+pub mod violate;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

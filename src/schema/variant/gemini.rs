@@ -274,7 +274,8 @@ fn typed(map: &Map<String, Value>, t: &str, nullable: bool, at: &At, losses: &mu
                     );
                 }
                 Some(Value::Bool(true)) | None => {}
-                Some(other) if !props.is_empty() => {
+                // A value schema that admits anything says nothing.
+                Some(other) if !props.is_empty() && other.as_object().is_none_or(|o| !o.is_empty()) => {
                     losses.push(
                         &at.field,
                         &format!("{}/additionalProperties", at.pointer),

@@ -202,7 +202,8 @@ pub fn openai_functions(catalog: &Catalog, strict: &VariantCatalog) -> Value {
     Value::Array(tools)
 }
 
-/// The formats a JSON Schema 2020-12 validator asserts (the server's, with format assertion on).
+/// The formats the server's validator asserts (JSON Schema 2020-12 with format assertion on;
+/// its build checks no `idn-*` format).
 /// Others (`int32`, `int64`, `float`, `byte`, `password`, …) only annotate: a variant that drops
 /// one restates it but loses no enforcement.
 pub const ASSERTED_FORMATS: &[&str] = &[
@@ -211,9 +212,7 @@ pub const ASSERTED_FORMATS: &[&str] = &[
     "time",
     "duration",
     "email",
-    "idn-email",
     "hostname",
-    "idn-hostname",
     "ipv4",
     "ipv6",
     "iri",
@@ -229,7 +228,13 @@ pub const ASSERTED_FORMATS: &[&str] = &[
 
 /// Whether dropping `keyword: value` loses enforcement (an annotation-only format does not).
 pub(crate) fn enforced(keyword: &str, value: &Value) -> bool {
-    keyword != "format" || value.as_str().is_some_and(|f| ASSERTED_FORMATS.contains(&f))
+    match keyword {
+        "format" => value.as_str().is_some_and(|f| ASSERTED_FORMATS.contains(&f)),
+        // Bounds every value meets: nothing to enforce.
+        "minLength" | "minItems" | "minProperties" => value.as_u64() != Some(0),
+        "uniqueItems" => value != &Value::Bool(false),
+        _ => true,
+    }
 }
 
 /// The JSON type of a value (`integer` for whole numbers).
