@@ -564,7 +564,7 @@ pub fn compiles(pattern: &str) -> bool {
 /// Merges `allOf` into its parent where the result is exactly equivalent: every branch is an
 /// inline schema (no `$ref`) and no keyword appears twice, except `required` (a union) and
 /// `properties` with distinct names. Anything else is kept as `allOf`.
-fn merge_all_of(out: &mut Map<String, Value>) {
+pub(crate) fn merge_all_of(out: &mut Map<String, Value>) {
     let Some(Value::Array(branches)) = out.get("allOf") else { return };
     let mut merged = out.clone();
     merged.shift_remove("allOf");

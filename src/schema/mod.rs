@@ -288,7 +288,20 @@ fn assemble_defs(
     {
         map.insert("$defs".to_owned(), Value::Object(local.into_iter().collect()));
     }
+    fold_all_of(&mut root);
     root
+}
+
+/// `allOf` whose members became inline schemas (a `$ref` with its own description, say, once
+/// the shape it named was inlined) merged into one schema wherever that is exact: the same
+/// constraints, fewer tokens.
+fn fold_all_of(v: &mut Value) {
+    for_each_subschema_mut(v, &mut fold_all_of);
+    if let Value::Object(map) = v
+        && map.contains_key("allOf")
+    {
+        crate::resolve::schema::merge_all_of(map);
+    }
 }
 
 fn owned_refs(v: &Value) -> Vec<String> {
