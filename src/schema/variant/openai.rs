@@ -91,11 +91,10 @@ pub fn strict(schema: &Value, losses: &mut Losses) -> Value {
     let defs = schema.get("$defs").and_then(Value::as_object);
     let mut s = Strict { defs, done: BTreeMap::new(), losses };
     let mut root = s.node(schema, &At::root());
-    let done = std::mem::take(&mut s.done);
+    let mut done = std::mem::take(&mut s.done);
     if let (Value::Object(root_map), Some(defs)) = (&mut root, defs) {
         // Defs in the canonical order, only those reached.
         let mut out = Map::new();
-        let mut done = done;
         for name in defs.keys() {
             if let Some(Some(v)) = done.remove(name.as_str()) {
                 out.insert(name.clone(), v);
@@ -144,7 +143,7 @@ impl<'a> Strict<'a, '_> {
             folded = fold_all_of(map, self.defs, at, self.losses);
             if let Some(r) = folded.get("$ref").and_then(Value::as_str) {
                 let r = r.to_owned();
-                return self.reference(&folded.clone(), &r, at);
+                return self.reference(&folded, &r, at);
             }
             &folded
         } else {
