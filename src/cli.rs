@@ -249,9 +249,9 @@ pub fn run(cli: Cli) -> ExitCode {
             let rendered = if variant != Variant::Mcp || losses || openai_functions {
                 let v = variant::catalog(&output.catalog, variant);
                 Some(if losses {
-                    pretty_json(&variant::losses_json(&v))
+                    crate::emit::pretty_json(&variant::losses_json(&v))
                 } else if openai_functions {
-                    pretty_json(&variant::openai_functions(&output.catalog, &v))
+                    crate::emit::pretty_json(&variant::openai_functions(&output.catalog, &v))
                 } else {
                     crate::emit::catalog::variant_tools_json(&output.catalog, &v)
                 })
@@ -677,13 +677,6 @@ pub fn relative_to(from: &Path, to: &Path) -> String {
     let mut parts: Vec<String> = std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
     parts.extend(to[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
     if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
-}
-
-/// JSON for people and diffs: pretty, with a final newline.
-fn pretty_json(value: &serde_json::Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
 }
 
 #[cfg(test)]

@@ -9,11 +9,7 @@ fn slice_len(len: usize) -> usize {
 
 /// `f` over consecutive slices of `items`, one thread each; results in order.
 pub fn map_slices<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items.chunks(slice_len(items.len())).map(|s| scope.spawn(move || f(s))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    })
+    spawn_slices(items, None, f)
 }
 
 /// [`map_slices`] with each thread owning its slice mutably.
@@ -26,14 +22,23 @@ pub fn map_slices_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut [T]) ->
     })
 }
 
-/// [`map_slices`] on threads with a stack of `stack` bytes, for deeply recursive work. A slice
-/// whose thread cannot be started runs on the calling thread.
+/// [`map_slices`] on threads with a stack of `stack` bytes, for deeply recursive work.
 pub fn map_slices_with_stack<T: Sync, R: Send>(items: &[T], stack: usize, f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    spawn_slices(items, Some(stack), f)
+}
+
+/// One scoped thread per slice (with the default stack, or `stack` bytes); a slice whose
+/// thread cannot be started runs on the calling thread.
+fn spawn_slices<T: Sync, R: Send>(items: &[T], stack: Option<usize>, f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
     let f = &f;
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
             .chunks(slice_len(items.len()))
-            .map(|s| (s, std::thread::Builder::new().stack_size(stack).spawn_scoped(scope, move || f(s))))
+            .map(|s| {
+                let builder =
+                    stack.map_or_else(std::thread::Builder::new, |n| std::thread::Builder::new().stack_size(n));
+                (s, builder.spawn_scoped(scope, move || f(s)))
+            })
             .collect();
         handles
             .into_iter()

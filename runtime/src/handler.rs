@@ -87,14 +87,19 @@ struct CatalogFile {
     tools: Vec<Tool>,
 }
 
+/// The tools of an embedded catalog file (`file` names it in the error).
+fn parse_catalog(text: &str, file: &str) -> Result<CatalogFile, CatalogError> {
+    // Catalogs come from mcp-gen, which bounds their nesting (schemas of real APIs go deeper
+    // than serde_json's default limit of 128); lift the limit for this one input.
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    <CatalogFile as serde::Deserialize>::deserialize(&mut de)
+        .map_err(|e| CatalogError(format!("{file} does not parse: {e}")))
+}
+
 impl Handler {
     pub fn new(server: &'static ServerDecl, mode: Mode) -> Result<Self, CatalogError> {
-        // tools.json comes from mcp-gen, which bounds its nesting (schemas of real APIs go
-        // deeper than serde_json's default limit of 128); lift the limit for this one input.
-        let mut de = serde_json::Deserializer::from_str(server.catalog);
-        de.disable_recursion_limit();
-        let catalog = <CatalogFile as serde::Deserialize>::deserialize(&mut de)
-            .map_err(|e| CatalogError(format!("tools.json does not parse: {e}")))?;
+        let catalog = parse_catalog(server.catalog, "tools.json")?;
         if catalog.tools.len() != server.tools.len() {
             return Err(CatalogError(format!(
                 "tools.json has {} tools but the crate declares {}",
@@ -181,10 +186,7 @@ impl Handler {
     /// calls are validated with the canonical ones (`None` when there is no such variant).
     pub fn variant(&self, name: &str) -> Result<Option<Handler>, CatalogError> {
         let Some(decl) = self.0.server.variants.iter().find(|v| v.name == name) else { return Ok(None) };
-        let mut de = serde_json::Deserializer::from_str(decl.catalog);
-        de.disable_recursion_limit();
-        let catalog = <CatalogFile as serde::Deserialize>::deserialize(&mut de)
-            .map_err(|e| CatalogError(format!("tools.{name}.json does not parse: {e}")))?;
+        let catalog = parse_catalog(decl.catalog, &format!("tools.{name}.json"))?;
         let names_match = catalog.tools.len() == self.0.tools.len()
             && catalog.tools.iter().zip(&self.0.tools).all(|(a, b)| a.name == b.name);
         if !names_match {

@@ -18,30 +18,26 @@ pub fn compile(schema: &Value) -> Result<Validator, String> {
         .map_err(|e| format!("inputSchema does not compile: {e}"))
 }
 
-/// Drops optional top-level arguments that are `null` where the schema does not accept `null`:
-/// models often send `null` for "not given".
-pub fn drop_null_optionals(schema: &Value, args: &mut Map<String, Value>) {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let props = schema.get("properties").and_then(Value::as_object);
-    args.retain(|name, value| {
-        if !value.is_null() || required.contains(&name.as_str()) {
-            return true;
-        }
-        props.and_then(|p| p.get(name)).is_some_and(|p| allows_null(p, schema, 0))
-    });
+/// Optional arguments sent as `null` count as absent, at every depth, unless the schema that
+/// governs them (the declared property, else `additionalProperties`) accepts `null`: models
+/// often send `null` for "not given", and a strict provider variant sends it for every field
+/// not given.
+pub fn drop_nulls(args: &mut Map<String, Value>, root: &Value) {
+    prune(args, root, root, 0);
 }
 
-/// Below the top level, the same: an optional property sent as `null` counts as absent unless
-/// its schema accepts `null` (a strict provider variant sends `null` for every field not given).
-pub fn drop_nested_nulls(args: &mut Map<String, Value>, root: &Value) {
-    let props = root.get("properties").and_then(Value::as_object);
-    for (name, value) in args.iter_mut() {
-        if let Some(schema) = props.and_then(|p| p.get(name)) {
-            descend(value, schema, root, 0);
+/// Drops the `null`s of one object (`schema` governs it) and descends into its values.
+fn prune(map: &mut Map<String, Value>, schema: &Value, root: &Value, depth: usize) {
+    let schema = resolved(schema, root);
+    let (props, required) = object_shape(schema, root);
+    let extra = schema.get("additionalProperties").filter(|a| a.is_object());
+    let governing = |k: &str| props.get(k).or(extra);
+    map.retain(|k, v| {
+        !v.is_null() || required.contains(&k.as_str()) || governing(k).is_some_and(|p| allows_null(p, root, 0))
+    });
+    for (k, v) in map.iter_mut() {
+        if let Some(p) = governing(k) {
+            descend(v, p, root, depth + 1);
         }
     }
 }
@@ -84,17 +80,7 @@ fn descend(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
     }
     let schema = resolved(schema, root);
     match value {
-        Value::Object(map) => {
-            let (props, required) = object_shape(schema, root);
-            map.retain(|k, v| {
-                !v.is_null() || required.contains(&k.as_str()) || props.get(k).is_none_or(|p| allows_null(p, root, 0))
-            });
-            for (k, v) in map.iter_mut() {
-                if let Some(p) = props.get(k) {
-                    descend(v, p, root, depth + 1);
-                }
-            }
-        }
+        Value::Object(map) => prune(map, schema, root, depth),
         Value::Array(items) => {
             if let Some(item) = schema.get("items").filter(|i| i.is_object()) {
                 for v in items {
@@ -222,9 +208,7 @@ pub fn arguments(
     schema: &Value,
     mut args: Map<String, Value>,
 ) -> Result<Map<String, Value>, ToolError> {
-    drop_null_optionals(schema, &mut args);
-    // Strict provider variants send `null` for every optional field, at every depth.
-    drop_nested_nulls(&mut args, schema);
+    drop_nulls(&mut args, schema);
     let value = Value::Object(args);
     check(validator, schema, &value)?;
     match value {
@@ -298,7 +282,7 @@ mod tests {
             "qty": {"type": "integer"}, "memo": {"type": "string"}}}}});
         let mut args = json!({"lines": [{"qty": 1, "memo": null}, {"qty": null}], "meta": {"note": null, "tag": null}});
         let Value::Object(map) = &mut args else { unreachable!() };
-        drop_nested_nulls(map, &schema);
+        drop_nulls(map, &schema);
         assert_eq!(args, json!({"lines": [{"qty": 1}, {"qty": null}], "meta": {"tag": null}}));
         // A required field sent as null is still refused, by name.
         let e = run(schema, args).unwrap_err();
@@ -332,7 +316,7 @@ mod tests {
         let schema = json!({"type": "object", "required": ["a"], "properties": {
             "a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": ["string", "null"]}}});
         let mut args = json!({"a": null, "b": null, "c": null}).as_object().unwrap().clone();
-        drop_null_optionals(&schema, &mut args);
+        drop_nulls(&mut args, &schema);
         assert_eq!(Value::Object(args), json!({"a": null, "c": null}));
     }
 }

@@ -39,11 +39,11 @@ pub fn emit(catalog: &Catalog, settings: &Settings) -> Result<Files, Report> {
     for v in &variants {
         files.insert(v.variant.file_name(), catalog::variant_tools_json(catalog, v));
         if v.variant == Variant::OpenAiStrict {
-            files.insert("openai-functions.json".to_owned(), pretty(&variant::openai_functions(catalog, v)));
+            files.insert("openai-functions.json".to_owned(), pretty_json(&variant::openai_functions(catalog, v)));
         }
     }
     let report: Vec<Value> = variants.iter().map(variant::losses_json).collect();
-    files.insert("losses.json".to_owned(), pretty(&json!({ "variants": report })));
+    files.insert("losses.json".to_owned(), pretty_json(&json!({ "variants": report })));
     files.insert("src/server.rs".to_owned(), rust::server_file(catalog, &variants).map_err(internal)?);
     files.insert("src/main.rs".to_owned(), rust::main_file(catalog).map_err(internal)?);
     let env = templates();
@@ -113,8 +113,8 @@ struct SchemeRow {
     what: String,
 }
 
-/// Pretty JSON with a final newline.
-fn pretty(value: &Value) -> String {
+/// Pretty JSON with a final newline: the generated JSON reports and `mcp-gen catalog --losses`.
+pub fn pretty_json(value: &Value) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
     text

@@ -240,9 +240,9 @@ pub fn finish(
 
 /// Nesting limit of an emitted schema, leaving room for the `tools/list` envelope under the
 /// 128 levels JSON parsers accept.
-const MAX_JSON_DEPTH: usize = 110;
+pub(crate) const MAX_JSON_DEPTH: usize = 110;
 
-fn json_depth(v: &Value) -> usize {
+pub(crate) fn json_depth(v: &Value) -> usize {
     match v {
         Value::Object(m) => 1 + m.values().map(json_depth).max().unwrap_or(0),
         Value::Array(a) => 1 + a.iter().map(json_depth).max().unwrap_or(0),

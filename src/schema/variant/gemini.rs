@@ -31,7 +31,6 @@ use super::{Action, Losses, phrase, restate, types};
 pub const STRING_FORMATS: &[&str] = &["enum", "date-time"];
 pub const INTEGER_FORMATS: &[&str] = &["int32", "int64"];
 pub const NUMBER_FORMATS: &[&str] = &["float", "double"];
-pub const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
 
 /// The Gemini form of a tool's canonical inputSchema.
 pub fn schema(canonical: &Value, losses: &mut Losses) -> Value {

@@ -11,9 +11,10 @@
 use serde_json::{Map, Value};
 
 use super::walk::At;
-use super::{Action, Losses};
+use super::{Action, Losses, is_annotation};
 use crate::diag::unescape_token;
 use crate::resolve::schema::SINGLE;
+use crate::schema::json_depth;
 
 /// Levels a recursive shape is expanded (a shape is expanded inside itself `RECURSION_DEPTH - 1` times).
 pub const RECURSION_DEPTH: usize = 2;
@@ -22,9 +23,6 @@ pub const NODE_BUDGET: usize = 5_000;
 /// The same for output schemas, which only inform (results are never validated against them
 /// by the model): shapes far from the root are cut sooner.
 pub const OUTPUT_NODE_BUDGET: usize = 1_000;
-
-/// Keywords that do not constrain: a `$ref`'s own take precedence over its target's.
-const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"];
 
 /// `schema` with every reference to its `$defs` replaced by the def; `$defs` removed. With
 /// `losses` it is an input schema (cuts are reported and the larger budget applies).
@@ -36,17 +34,9 @@ pub fn inline(schema: &Value, losses: Option<&mut Losses>) -> Value {
     inliner.node(schema, &At::root(), 1)
 }
 
-/// Nesting an inlined schema may reach, in JSON levels: the canonical schemas' limit, so that
-/// every client parses it (`tools/list` adds its envelope under the 128 levels parsers take).
-pub const MAX_JSON_DEPTH: usize = 108;
-
-fn json_depth(v: &Value) -> usize {
-    match v {
-        Value::Object(m) => 1 + m.values().map(json_depth).max().unwrap_or(0),
-        Value::Array(a) => 1 + a.iter().map(json_depth).max().unwrap_or(0),
-        _ => 0,
-    }
-}
+/// Nesting an inlined schema may reach, in JSON levels: the canonical schemas' limit, less the
+/// level a cut shape's stub may add.
+const MAX_JSON_DEPTH: usize = crate::schema::MAX_JSON_DEPTH - 2;
 
 struct Inliner<'a, 'l> {
     defs: Option<&'a Map<String, Value>>,
@@ -98,7 +88,7 @@ impl<'a> Inliner<'a, '_> {
         let name = r.strip_prefix("#/$defs/").map(unescape_token);
         let Some((name, target)) = name.and_then(|n| self.defs?.get_key_value(n.as_str())) else {
             // Not one of this schema's defs (the canonical schema has none such): any value.
-            self.lose(at, r, "(unresolvable reference: not described)");
+            self.lose(at, r);
             return Value::Object(siblings);
         };
         let recursion = self.stack.iter().filter(|n| **n == name.as_str()).count();
@@ -112,7 +102,7 @@ impl<'a> Inliner<'a, '_> {
             } else {
                 format!("(`{name}`: not described here, the schema is too large)")
             };
-            self.lose(at, name, &why);
+            self.lose(at, name);
             return stub(target, siblings, &why);
         }
         self.stack.push(name.as_str());
@@ -121,7 +111,7 @@ impl<'a> Inliner<'a, '_> {
         merge(expanded, siblings)
     }
 
-    fn lose(&mut self, at: &At, name: &str, _why: &str) {
+    fn lose(&mut self, at: &At, name: &str) {
         if let Some(l) = self.losses.as_deref_mut() {
             l.push(&at.field, &at.pointer, "$ref", &Value::String(name.to_owned()), Action::Cut);
         }
@@ -156,7 +146,8 @@ fn merge(expanded: Value, siblings: Map<String, Value>) -> Value {
     let mut conflicts = Map::new();
     for (k, v) in siblings {
         match target.get(&k) {
-            Some(existing) if existing != &v && !ANNOTATIONS.contains(&k.as_str()) => {
+            // A `$ref`'s own annotations take precedence over its target's.
+            Some(existing) if existing != &v && !is_annotation(&k) => {
                 conflicts.insert(k, v);
             }
             _ => {

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::walk::At;
-use super::{Action, Losses};
+use super::{Action, Losses, is_annotation};
 use crate::diag::unescape_token;
 
 /// `map` with its `allOf` members (references resolved in `defs`) merged into it.
@@ -38,7 +38,7 @@ pub fn fold_all_of(
                         }
                     }
                 }
-                ("description" | "title" | "default" | "examples", Some(_)) => {}
+                (k, Some(_)) if is_annotation(k) => {}
                 (_, Some(existing)) if *existing == v => {}
                 (_, Some(_)) => {
                     losses.push(&at.field, &format!("{}/allOf/{i}/{k}", at.pointer), &k, &v, Action::Dropped);

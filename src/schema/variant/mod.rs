@@ -237,6 +237,14 @@ pub(crate) fn enforced(keyword: &str, value: &Value) -> bool {
     }
 }
 
+/// Keywords that only annotate: where two schemas disagree on one, nothing is lost.
+pub(crate) fn is_annotation(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "description" | "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment"
+    ) || keyword.starts_with("x-")
+}
+
 /// The JSON type of a value (`integer` for whole numbers).
 pub(crate) fn type_of(value: &Value) -> &'static str {
     match value {

@@ -29,7 +29,7 @@ use serde_json::{Map, Value, json};
 
 use super::merge::fold_all_of;
 use super::walk::At;
-use super::{Action, Losses, phrase, restate, type_of, types};
+use super::{Action, Losses, is_annotation, phrase, restate, type_of, types};
 use crate::diag::unescape_token;
 
 /// The string formats strict mode accepts.
@@ -231,7 +231,7 @@ impl<'a> Strict<'a, '_> {
         let reference = json!({"$ref": r});
         let annotations: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| *k == "description").collect();
         for (k, v) in map {
-            if k != "$ref" && k != "description" && !is_annotation(k) {
+            if k != "$ref" && !is_annotation(k) {
                 self.losses.push(&at.field, &format!("{}/{k}", at.pointer), k, v, Action::Dropped);
             }
         }
@@ -373,11 +373,6 @@ impl<'a> Strict<'a, '_> {
         out.insert("required".to_owned(), Value::Array(names));
         out.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
-}
-
-fn is_annotation(k: &str) -> bool {
-    matches!(k, "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment")
-        || k.starts_with("x-")
 }
 
 /// Whether a refused keyword constrains values of type `t` (others' keywords are no loss).
@@ -530,7 +525,8 @@ fn cut_deep(v: &mut Value, depth: usize, at: &At, losses: &mut Losses) {
     }
 }
 
-/// Object properties and characters of names and values in `v`, not following references.
+/// Object properties and characters of names and values in `v`, not following references
+/// (nor entering `$defs`).
 fn size(v: &Value) -> (usize, usize) {
     let Value::Object(m) = v else { return (0, 0) };
     let (mut props, mut chars) = (0, 0);
@@ -584,23 +580,19 @@ fn refs_of(v: &Value, out: &mut Vec<String>) {
 /// Past the property or character limit, the defs farthest from the root (by references) are
 /// not described: each reference to one becomes an empty object that says so.
 fn fit_defs(root: &mut Value, losses: &mut Losses) {
+    // `size` and `refs_of` do not enter `$defs`: on the root they measure its own part.
+    let own = size(root);
+    let mut start = Vec::new();
+    refs_of(root, &mut start);
     let Value::Object(map) = root else { return };
     let Some(Value::Object(defs)) = map.get("$defs") else { return };
-    let own =
-        size(&Value::Object(map.iter().filter(|(k, _)| *k != "$defs").map(|(k, v)| (k.clone(), v.clone())).collect()));
     let total = defs.values().map(size).fold(own, |a, b| (a.0 + b.0, a.1 + b.1));
     let total_chars = total.1 + defs.keys().map(String::len).sum::<usize>();
     if total.0 <= LIMITS.properties && total_chars <= LIMITS.characters {
         return;
     }
     // Breadth first from the root's own references.
-    let mut queue = std::collections::VecDeque::new();
-    let mut start = Vec::new();
-    refs_of(
-        &Value::Object(map.iter().filter(|(k, _)| *k != "$defs").map(|(k, v)| (k.clone(), v.clone())).collect()),
-        &mut start,
-    );
-    queue.extend(start);
+    let mut queue: std::collections::VecDeque<String> = start.into();
     let mut kept: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let (mut props, mut chars) = own;
