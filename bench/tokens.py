@@ -369,6 +369,13 @@ def strip(schema, drop: set):
     return out
 
 
+def prose_free(parts: dict) -> float:
+    """A lower bound for a generator that keeps every parameter and constraint: the mean tokens
+    per tool with the tool description and all schema prose, examples and defaults taken away."""
+    gone = ("description", KINDS[0][0], KINDS[1][0])
+    return parts["total"] - sum(parts.get(k, 0) for k in gone)
+
+
 def breakdown(c: Counter, tool: dict) -> dict:
     schema = tool.get("inputSchema", {})
     parts = {"name": c.n(tool.get("name")), "description": c.n(tool.get("description"))}
@@ -698,6 +705,13 @@ def report(results, timeout) -> str:
             parts = lambda n: ", ".join(f"{k} {x:,}" for k, x in g[n]["payload_parts"].items())
             L.append(f"  - payload bytes, mcp-gen: {parts('mcp-gen')}")
             L.append(f"  - payload bytes, FastMCP: {parts('FastMCP')}")
+            mp, fp = g["mcp-gen"]["payload_parts"], g["FastMCP"]["payload_parts"]
+            floor = mp["total"] - mp.get("outputSchema", 0)
+            cap = BYTES_VS_FASTMCP * fp["total"]
+            L.append(f"  - without any output schema mcp-gen's payload would be {floor:,} B, "
+                     + (f"within {BYTES_VS_FASTMCP}×FastMCP = {cap:,.0f} B" if floor <= cap else
+                        f"still **above** {BYTES_VS_FASTMCP}×FastMCP = {cap:,.0f} B: the bytes target cannot be met "
+                        "by output schemas alone"))
     bd = [r for r in results if r.get("breakdown")]
     if bd:
         L.append("")
@@ -711,6 +725,16 @@ def report(results, timeout) -> str:
             L.append("|---|" + "---:|" * len(names))
             for part in r["breakdown"][names[0]]:
                 L.append(f"| {part} | " + " | ".join(f"{r['breakdown'][n][part]:.1f}" for n in names) + " |")
+            floor = prose_free(r["breakdown"]["mcp-gen"])
+            if "FastMCP" in r["breakdown"]:
+                half = TOK_VS_FASTMCP * r["breakdown"]["FastMCP"]["total"]
+                fits = "within" if floor <= half else "**above**"
+                L.append("")
+                L.append(f"Prose-free floor: mcp-gen's tokens with every description, title and example removed "
+                         f"(only names, constraints and structure left) would be {floor:.1f} per tool, {fits} "
+                         f"{TOK_VS_FASTMCP}×FastMCP = {half:.1f}"
+                         + ("" if floor <= half else ": that target cannot be met without dropping parameters or constraints")
+                         + ".")
     samples_md = [r for r in results if r.get("samples")]
     if samples_md:
         L.append("")

@@ -132,7 +132,7 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
             };
             let fields = natural.join(", ");
             tool.description = format!(
-                "{} Retry-safe: a repeat with the same {fields} {} returns the first result.",
+                "{} Retry-safe: the same {fields} {} returns the first result.",
                 tool.description,
                 window.phrase()
             );
@@ -152,7 +152,7 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
         Some(Idempotency::Kind(KeyKind::Caller)) | None => {
             caller_arg(tool, &defaults.forward, defaults.ttl_secs);
             tool.description = format!(
-                "{} Retry-safe: a repeat with the same {KEY_ARG} within {} returns the first result.",
+                "{} Retry-safe: the same {KEY_ARG} within {} returns the first result.",
                 tool.description,
                 span(defaults.ttl_secs)
             );
@@ -167,7 +167,7 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
 
 /// Unique per intent, reused only to retry it, and how long it is remembered (R2, R5).
 fn key_description(ttl_secs: u64) -> String {
-    format!("Unique per intent (e.g. a UUID); reuse only to retry the same call. Kept {}.", span(ttl_secs))
+    format!("Unique per intent (a UUID); reuse only to retry. Kept {}.", span(ttl_secs))
 }
 
 fn key_schema(ttl_secs: u64) -> Value {

@@ -4,6 +4,7 @@
 //! `readOnly` properties leave inputs and `writeOnly` properties leave outputs.
 
 pub mod brief;
+pub mod dedup;
 pub mod variant;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -235,6 +236,7 @@ pub fn finish(
     {
         out = assemble_defs(root, live, rewritten, &counts, prepared, false);
     }
+    dedup::hoist(&mut out);
     (out, untrimmed)
 }
 
