@@ -195,3 +195,37 @@ fn uploads_take_base64_files() {
     let f = check("tests/fixtures/uploads.yaml");
     assert!(f.is_complete() && f.left_out.is_empty(), "{f:?}");
 }
+
+/// A shape repeated inline within one body is defined once in the tool's `$defs` (T6), and the
+/// schema still holds every constraint and refuses what the inline form refused.
+#[test]
+fn repeated_inline_shapes_are_defined_once_with_every_constraint() {
+    let path = "tests/fixtures/inline-repeats.yaml";
+    let f = check(path);
+    assert!(f.is_complete(), "{:?} {:?}", f.losses, f.invalid_schemas);
+    assert!(f.constraints >= 20, "only {} constraints checked", f.constraints);
+
+    let output = generate(&Input::files(repo().join(path), None), &settings()).unwrap();
+    let schema = &tool(&output, "create_cardholder").input_schema;
+    let controls = &schema["properties"]["spending_controls"]["properties"];
+    assert_eq!(controls["allowed_categories"], json!({"$ref": "#/$defs/categories"}), "{schema:#}");
+    assert_eq!(controls["blocked_categories"], controls["allowed_categories"]);
+    assert_eq!(controls["spending_limits"]["items"]["properties"]["categories"], controls["allowed_categories"]);
+    assert_eq!(schema["$defs"]["categories"]["maxItems"], 50);
+    assert_eq!(schema["$defs"]["categories"]["items"]["enum"].as_array().map(Vec::len), Some(10));
+    assert_eq!(schema["properties"]["billing"], schema["properties"]["shipping"]);
+
+    use mcp_gen_runtime::validate;
+    let validator = validate::compile(schema).unwrap();
+    let call = |args: Value| validate::arguments(&validator, schema, args.as_object().cloned().unwrap());
+    let ok = json!({"name": "Jo", "idempotency_key": "k1",
+        "spending_controls": {"blocked_categories": ["aquariums"], "spending_limits": [{"amount": 5, "categories": ["antique_shops"]}]}});
+    assert!(call(ok).is_ok());
+    let bad = json!({"name": "Jo", "idempotency_key": "k1",
+        "spending_controls": {"spending_limits": [{"amount": 5, "categories": ["casinos"]}]}});
+    let err = call(bad).unwrap_err();
+    assert_eq!(err.code, "invalid_argument");
+    assert!(err.message.contains("spending_limits") && err.message.contains("categories"), "{}", err.message);
+    let bad_address = json!({"name": "Jo", "idempotency_key": "k1", "shipping": {"line1": "x", "country": "GBR"}});
+    assert!(call(bad_address).unwrap_err().message.contains("shipping"));
+}

@@ -671,18 +671,8 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
     let mut taken = BTreeSet::new();
     let mut args = Vec::new();
     let unique = |wanted: &str, prefix: &str, taken: &mut BTreeSet<String>| -> String {
-        let mut name = wanted.to_owned();
-        if taken.contains(&name) {
-            name = format!("{prefix}_{wanted}");
-        }
-        let base = name.clone();
-        let mut n = 2;
-        while taken.contains(&name) {
-            name = format!("{base}_{n}");
-            n += 1;
-        }
-        taken.insert(name.clone());
-        name
+        let base = if taken.contains(wanted) { format!("{prefix}_{wanted}") } else { wanted.to_owned() };
+        naming::numbered(&base, taken)
     };
     // Path parameters in template order, then query, header and cookie in document order.
     let order = template_names(&op.path);

@@ -57,6 +57,18 @@ pub fn fit(name: &str) -> String {
     format!("{out}_{suffix}")
 }
 
+/// `base`, or `base_2`, `base_3`… whichever is not taken yet; the result is taken.
+pub fn numbered(base: &str, taken: &mut std::collections::BTreeSet<String>) -> String {
+    let mut name = base.to_owned();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    taken.insert(name.clone());
+    name
+}
+
 /// FNV-1a, 32 bits: a stable hash that does not depend on the platform or the Rust version.
 pub fn fnv1a(bytes: &[u8]) -> u32 {
     let mut h: u32 = 0x811c_9dc5;

@@ -5,12 +5,12 @@
 //! Exactly the same constraints (the occurrences are equal values), fewer tokens. Specs that
 //! inline their request bodies, as Stripe's and DigitalOcean's do, have no component to share.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::{Map, Value, json};
 
-use crate::plan::naming::singular;
+use crate::plan::naming::{numbered, singular};
 
 /// Shapes smaller than this (compact JSON bytes) stay inline: a `$ref` and a def would save
 /// too little for the indirection a reader follows.
@@ -25,11 +25,11 @@ pub fn hoist(schema: &mut Value) {
         let mut path = Vec::new();
         visit(schema, &mut path, &mut nodes, false);
         let Some(best) = best_group(schema, &nodes) else { return };
-        let mut existing: Vec<String> = match schema.get("$defs") {
+        let mut existing: BTreeSet<String> = match schema.get("$defs") {
             Some(Value::Object(d)) => d.keys().cloned().collect(),
-            _ => Vec::new(),
+            _ => BTreeSet::new(),
         };
-        let name = unique(name_for(&best.iter().map(|n| &n.path[..]).collect::<Vec<_>>()), &mut existing);
+        let name = numbered(&name_for(&best.iter().map(|n| &n.path[..]).collect::<Vec<_>>()), &mut existing);
         let Some(first) = pointer_mut(schema, &best[0].path).map(std::mem::take) else { return };
         for node in &best[1..] {
             if let Some(slot) = pointer_mut(schema, &node.path) {
@@ -140,7 +140,7 @@ fn is_map(key: &str) -> bool {
 /// The occurrences of the shape whose hoisting saves the most bytes, when any saves some.
 /// Occurrences are checked equal (not just equal hashes); ties go to the shape met first.
 fn best_group(root: &Value, nodes: &[Node]) -> Option<Vec<Node>> {
-    let mut groups: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     let mut order = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         if n.bytes < MIN_BYTES {
@@ -245,17 +245,6 @@ fn used_as(path: &[Step]) -> Option<(String, bool)> {
         }
     }
     None
-}
-
-fn unique(base: String, existing: &mut Vec<String>) -> String {
-    let mut name = base.clone();
-    let mut n = 2;
-    while existing.contains(&name) {
-        name = format!("{base}_{n}");
-        n += 1;
-    }
-    existing.push(name.clone());
-    name
 }
 
 /// Adds a def, keeping `$defs` sorted by name (as the rest of the schema stage writes it) and
