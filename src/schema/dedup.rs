@@ -24,22 +24,28 @@ pub fn hoist(schema: &mut Value) {
         let mut nodes = Vec::new();
         let mut path = Vec::new();
         visit(schema, &mut path, &mut nodes, false);
-        let Some(best) = best_group(schema, &nodes) else { return };
+        let chosen = groups(schema, &nodes);
+        if chosen.is_empty() {
+            return;
+        }
         let mut existing: BTreeSet<String> = match schema.get("$defs") {
             Some(Value::Object(d)) => d.keys().cloned().collect(),
             _ => BTreeSet::new(),
         };
-        let name = numbered(&name_for(&best.iter().map(|n| &n.path[..]).collect::<Vec<_>>()), &mut existing);
-        let Some(first) = pointer_mut(schema, &best[0].path).map(std::mem::take) else { return };
-        for node in &best[1..] {
-            if let Some(slot) = pointer_mut(schema, &node.path) {
-                *slot = reference(&name);
+        // The groups of one round are disjoint, so each replacement leaves the others' paths valid.
+        for group in chosen {
+            let name = numbered(&name_for(&group.iter().map(|n| &n.path[..]).collect::<Vec<_>>()), &mut existing);
+            let mut body = None;
+            for node in &group {
+                if let Some(slot) = pointer_mut(schema, &node.path) {
+                    let taken = std::mem::replace(slot, reference(&name));
+                    body.get_or_insert(taken);
+                }
+            }
+            if let Some(body) = body {
+                insert_def(schema, name, body);
             }
         }
-        if let Some(slot) = pointer_mut(schema, &best[0].path) {
-            *slot = reference(&name);
-        }
-        insert_def(schema, name, first);
     }
 }
 
@@ -110,7 +116,9 @@ fn visit(v: &Value, path: &mut Vec<Step>, nodes: &mut Vec<Node>, def_root: bool)
         bytes += cb;
     }
     let hash = h.finish();
-    if !path.is_empty() && !def_root {
+    // Only shapes big enough to hoist are recorded: copying every small node's path would
+    // make the walk quadratic in depth on large schemas.
+    if bytes >= MIN_BYTES && !path.is_empty() && !def_root {
         nodes.push(Node { path: path.clone(), hash, bytes });
     }
     (hash, bytes)
@@ -137,48 +145,54 @@ fn is_map(key: &str) -> bool {
     matches!(key, "properties" | "patternProperties" | "dependentSchemas" | "$defs")
 }
 
-/// The occurrences of the shape whose hoisting saves the most bytes, when any saves some.
-/// Occurrences are checked equal (not just equal hashes); ties go to the shape met first.
-fn best_group(root: &Value, nodes: &[Node]) -> Option<Vec<Node>> {
-    let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+/// The repeated shapes worth hoisting this round, largest saving first, each as its
+/// occurrences (checked equal, not just of equal hash), none overlapping another's: a shape
+/// inside a hoisted one is taken up again in the next round, inside the def. Ties go to the
+/// shape met first.
+fn groups(root: &Value, nodes: &[Node]) -> Vec<Vec<Node>> {
+    let mut by_hash: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     let mut order = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
-        if n.bytes < MIN_BYTES {
-            continue;
-        }
-        let g = groups.entry(n.hash).or_default();
+        let g = by_hash.entry(n.hash).or_default();
         if g.is_empty() {
             order.push(n.hash);
         }
         g.push(i);
     }
-    let mut best: Option<(usize, Vec<Node>)> = None;
+    let mut candidates: Vec<(usize, Vec<&Node>)> = Vec::new();
     for hash in order {
-        let members = &groups[&hash];
+        let members = &by_hash[&hash];
         if members.len() < 2 {
             continue;
         }
         let first = &nodes[members[0]];
         let Some(value) = pointer(root, &first.path) else { continue };
-        let same: Vec<Node> = members
+        let same: Vec<&Node> = members
             .iter()
             .map(|&i| &nodes[i])
-            .filter(|n| disjoint(&first.path, &n.path) || n.path == first.path)
-            .filter(|n| pointer(root, &n.path) == Some(value))
-            .cloned()
+            .filter(|n| {
+                n.path == first.path || (disjoint(&first.path, &n.path) && pointer(root, &n.path) == Some(value))
+            })
             .collect();
         if same.len() < 2 {
             continue;
         }
         // A reference is about 20 bytes plus the name; the def costs its body once plus its key.
-        let reference = 24 + 16;
         let saved = (same.len() - 1) * first.bytes;
-        let cost = same.len() * reference + 20;
-        if saved > cost && best.as_ref().is_none_or(|(s, _)| saved - cost > *s) {
-            best = Some((saved - cost, same));
+        let cost = same.len() * 40 + 20;
+        if saved > cost {
+            candidates.push((saved - cost, same));
         }
     }
-    best.map(|(_, nodes)| nodes)
+    candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
+    let mut chosen: Vec<Vec<Node>> = Vec::new();
+    for (_, group) in candidates {
+        let clear = group.iter().all(|n| chosen.iter().flatten().all(|c| disjoint(&c.path, &n.path)));
+        if clear {
+            chosen.push(group.into_iter().cloned().collect());
+        }
+    }
+    chosen
 }
 
 /// Neither path is a prefix of the other: equal shapes never nest, but a hash collision could.
