@@ -228,3 +228,53 @@ fn a_toolset_is_a_catalog_of_its_own_and_the_plan_shows_fixed_and_hidden_argumen
     assert_eq!(approve["effects"]["approver"], "human");
     assert_eq!(plan["toolsets"][0]["name"], "review");
 }
+
+/// T1: operationIds that only restate the method and path (`PostCustomers`) get the verb the
+/// route means; where two such names would meet, the ids as written keep them apart, and an id
+/// that says more than its route is kept.
+#[test]
+fn ids_that_restate_the_route_are_named_verb_noun() {
+    let spec = r#"
+openapi: 3.0.3
+info: {title: Shop, version: "1"}
+paths:
+  /v1/customers:
+    get: {operationId: GetCustomers, responses: {"200": {description: ok}}}
+    post: {operationId: PostCustomers, responses: {"200": {description: ok}}}
+  /v1/customers/{customer}:
+    parameters: [{name: customer, in: path, required: true, schema: {type: string}}]
+    get: {operationId: GetCustomersCustomer, responses: {"200": {description: ok}}}
+    post: {operationId: PostCustomersCustomer, responses: {"200": {description: ok}}}
+    delete: {operationId: DeleteCustomersCustomer, responses: {"200": {description: ok}}}
+  /v1/customers/{customer}/cancel:
+    parameters: [{name: customer, in: path, required: true, schema: {type: string}}]
+    post: {operationId: PostCustomersCustomerCancel, responses: {"200": {description: ok}}}
+  /v1/account:
+    get: {operationId: GetAccount, responses: {"200": {description: ok}}}
+  /v1/accounts/{account}:
+    parameters: [{name: account, in: path, required: true, schema: {type: string}}]
+    get: {operationId: GetAccountsAccount, responses: {"200": {description: ok}}}
+  /v1/me:
+    get: {operationId: getCurrentUser, responses: {"200": {description: ok}}}
+  /createOrder:
+    post: {operationId: post_create_order, responses: {"200": {description: ok}}}
+"#;
+    let out = compile(spec, None);
+    let mut names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "cancel_customer",
+            "create_customer",
+            "delete_customer",
+            "get_account",
+            "get_accounts_account",
+            "get_current_user",
+            "get_customer",
+            "list_customers",
+            "post_create_order",
+            "update_customer",
+        ]
+    );
+}

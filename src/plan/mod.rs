@@ -371,6 +371,14 @@ impl Spec<'_> {
         }
     }
 
+    /// The operationId as written, when the derived name replaced its verb (see `naming::id_name`).
+    fn id_name(&self) -> Option<String> {
+        match (self.intent.and_then(|i| i.name.as_ref()), &self.split, self.variant) {
+            (None, None, _) | (None, Some(_), None) => naming::id_name(self.op),
+            _ => None,
+        }
+    }
+
     fn declared_name(&self) -> bool {
         self.intent.is_some_and(|i| i.name.is_some())
     }
@@ -412,7 +420,24 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
         }
         out.push(name);
     }
+    // Route verbs that make two names meet (GET /account and GET /accounts/{account}, both
+    // get_account) give way to the operationIds as written, which the spec keeps apart.
+    let mut regrouped: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (name, ks) in derived {
+        let clash = ks.len() > 1 || taken.contains(&name);
+        for k in ks {
+            let name = match specs[k].id_name() {
+                Some(plain) if clash => plain,
+                _ => name.clone(),
+            };
+            out[k] = name.clone();
+            regrouped.entry(name).or_default().push(k);
+        }
+    }
+    for ks in regrouped.values_mut() {
+        ks.sort_unstable();
+    }
+    for (name, ks) in regrouped {
         // `specs` is in (path, method) order already.
         for (n, k) in ks.into_iter().enumerate() {
             if n == 0 && !taken.contains(&name) {

@@ -11,10 +11,173 @@ pub const MAX_LEN: usize = 64;
 /// The name an operation gets before collisions are resolved.
 pub fn base_name(op: &Operation) -> String {
     let raw = match &op.operation_id {
-        Some(id) => id.to_snake_case(),
+        Some(id) => {
+            let snake = id.to_snake_case();
+            restated(&snake, op.method, &op.path).unwrap_or(snake)
+        }
         None => from_route(op.method, &op.path),
     };
     fit(&sanitize(&raw))
+}
+
+/// The operationId as written (snake case, fitted) when [`base_name`] gave it the route's verb
+/// instead: what two operations fall back to when their route names collide.
+pub fn id_name(op: &Operation) -> Option<String> {
+    let plain = fit(&sanitize(&op.operation_id.as_ref()?.to_snake_case()));
+    (plain != base_name(op)).then_some(plain)
+}
+
+/// Verbs an action path segment may be (`POST /payment_intents/{intent}/confirm`).
+const ACTIONS: &[&str] = &[
+    "accept",
+    "activate",
+    "approve",
+    "archive",
+    "attach",
+    "cancel",
+    "capture",
+    "close",
+    "commit",
+    "complete",
+    "confirm",
+    "copy",
+    "deactivate",
+    "decline",
+    "deliver",
+    "detach",
+    "disable",
+    "enable",
+    "expire",
+    "fail",
+    "finalize",
+    "lock",
+    "mark",
+    "move",
+    "pause",
+    "pay",
+    "publish",
+    "reactivate",
+    "refund",
+    "reject",
+    "release",
+    "reopen",
+    "reset",
+    "restore",
+    "resume",
+    "retry",
+    "return",
+    "reverse",
+    "revoke",
+    "rotate",
+    "search",
+    "send",
+    "ship",
+    "start",
+    "stop",
+    "submit",
+    "test",
+    "unlock",
+    "unpublish",
+    "verify",
+    "void",
+];
+
+/// Verbs that start an RPC-style path segment (`/createAccount`), besides [`ACTIONS`].
+const VERBS: &[&str] = &[
+    "add",
+    "authorize",
+    "calculate",
+    "check",
+    "create",
+    "defend",
+    "delete",
+    "download",
+    "execute",
+    "export",
+    "fetch",
+    "find",
+    "generate",
+    "get",
+    "import",
+    "list",
+    "login",
+    "logout",
+    "register",
+    "remove",
+    "request",
+    "retrieve",
+    "run",
+    "set",
+    "store",
+    "supply",
+    "sync",
+    "terminate",
+    "update",
+    "upload",
+    "validate",
+];
+
+/// An operationId that only spells out the HTTP method and the path (Stripe's
+/// `PostCustomersCustomer`, Box's `post_storage_policy_assignments`) names its verb after the
+/// method: `post_customers` for a create, `get_customers` for a list. Such an id keeps its words
+/// with the verb the route means (T1): `create_customer`, `list_customers`, `update_customer`,
+/// `confirm_payment_intent`. `None` when the id says more than the route.
+fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
+    let mut words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
+    // RPC-style routes (`/#Action=AcceptAddressTransfer`, `/checkAccountHolder`) carry their
+    // verb in the path: the id is kept as written.
+    if words.len() < 2 || words[0] != method.as_lower() || path.contains(['#', '?', '=']) {
+        return None;
+    }
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let at = segments.iter().rposition(|s| !s.starts_with('{'));
+    let last_segment = at.map_or("", |i| segments[i]);
+    // An action on an item (`/payment_intents/{intent}/confirm`) is REST; a verb anywhere else is RPC.
+    let after_item = at.is_some_and(|i| i > 0 && segments[i - 1].starts_with('{'));
+    let camel = last_segment.as_bytes().windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    let verb_first =
+        last_segment.to_snake_case().split('_').next().is_some_and(|w| VERBS.contains(&w) || ACTIONS.contains(&w));
+    if camel || (verb_first && !after_item) {
+        return None;
+    }
+    let route: Vec<String> = path
+        .split(['/', '.', '-', '{', '}'])
+        .flat_map(|seg| seg.to_snake_case().split('_').map(str::to_owned).collect::<Vec<_>>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if !words[1..].iter().all(|w| route.iter().any(|r| r == w || singular(r) == *w)) {
+        return None;
+    }
+    words.remove(0);
+    let ends_with_param = path.trim_end_matches('/').ends_with('}');
+    let last = words.last().copied().unwrap_or_default();
+    let verb = match method {
+        Method::Post if !ends_with_param && words.len() > 1 && ACTIONS.contains(&last) => {
+            words.pop();
+            last
+        }
+        Method::Get if !ends_with_param && singular(last) != last => "list",
+        Method::Get | Method::Head => "get",
+        Method::Post if ends_with_param => "update",
+        Method::Post => "create",
+        Method::Delete => "delete",
+        // PUT and PATCH on one path would both be update_x; their ids keep them apart.
+        Method::Put | Method::Patch | Method::Options | Method::Trace => return None,
+    };
+    // `customers_customer` (a collection, then its id parameter) says `customer` once.
+    let mut nouns: Vec<String> = Vec::with_capacity(words.len());
+    for w in words {
+        if nouns.last().is_some_and(|prev| prev != w && singular(prev) == w) {
+            nouns.pop();
+        }
+        nouns.push(w.to_owned());
+    }
+    if verb != "list"
+        && let Some(last) = nouns.last_mut()
+    {
+        *last = singular(last);
+    }
+    Some(format!("{verb}_{}", nouns.join("_")))
 }
 
 /// Keeps `[A-Za-z0-9_.-]`, turns everything else into `_`, and collapses repeats.
@@ -167,6 +330,42 @@ mod tests {
         ];
         for (method, path, want) in cases {
             assert_eq!(from_route(method, path), want, "{method} {path}");
+        }
+    }
+
+    #[test]
+    fn ids_that_restate_the_route_get_the_routes_verb() {
+        let cases = [
+            ("post_customers", Method::Post, "/v1/customers", Some("create_customer")),
+            ("get_customers", Method::Get, "/v1/customers", Some("list_customers")),
+            ("get_customers_customer", Method::Get, "/v1/customers/{customer}", Some("get_customer")),
+            ("post_customers_customer", Method::Post, "/v1/customers/{customer}", Some("update_customer")),
+            ("delete_customers_customer", Method::Delete, "/v1/customers/{customer}", Some("delete_customer")),
+            (
+                "post_payment_intents_intent_confirm",
+                Method::Post,
+                "/v1/payment_intents/{intent}/confirm",
+                Some("confirm_payment_intent"),
+            ),
+            ("get_balance", Method::Get, "/v1/balance", Some("get_balance")),
+            (
+                "get_collections_id_items",
+                Method::Get,
+                "/collections/{collection_id}/items",
+                Some("list_collections_id_items"),
+            ),
+            // RPC-style routes, and PUT/PATCH (which could share a path): kept.
+            ("post_create_account", Method::Post, "/createAccount", None),
+            ("post_accept_address_transfer", Method::Post, "/#Action=AcceptAddressTransfer", None),
+            ("put_files_id", Method::Put, "/files/{file_id}", None),
+            // Words the path does not have, another method's verb, or the verb alone: kept.
+            ("get_current_user", Method::Get, "/user", None),
+            ("list_pets", Method::Get, "/pets", None),
+            ("post_customers", Method::Get, "/v1/customers", None),
+            ("get", Method::Get, "/v1/customers", None),
+        ];
+        for (id, method, path, want) in cases {
+            assert_eq!(restated(id, method, path).as_deref(), want, "{id}");
         }
     }
 
