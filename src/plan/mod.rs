@@ -426,10 +426,7 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
     for (name, ks) in derived {
         let clash = ks.len() > 1 || taken.contains(&name);
         for k in ks {
-            let name = match specs[k].id_name() {
-                Some(plain) if clash => plain,
-                _ => name.clone(),
-            };
+            let name = clash.then(|| specs[k].id_name()).flatten().unwrap_or_else(|| name.clone());
             out[k] = name.clone();
             regrouped.entry(name).or_default().push(k);
         }

@@ -149,7 +149,7 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
         return None;
     }
     words.remove(0);
-    let ends_with_param = path.trim_end_matches('/').ends_with('}');
+    let ends_with_param = segments.last().is_some_and(|s| s.starts_with('{'));
     let last = words.last().copied().unwrap_or_default();
     let verb = match method {
         Method::Post if !ends_with_param && words.len() > 1 && ACTIONS.contains(&last) => {

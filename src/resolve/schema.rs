@@ -30,9 +30,10 @@ pub(crate) const SINGLE: &[&str] = &[
 ];
 /// Keywords whose value is a map of subschemas (draft-04 `dependencies` mixes in arrays of names,
 /// which are kept as they are).
-const MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas", "$defs", "definitions", "dependencies"];
+pub(crate) const MAPS: &[&str] =
+    &["properties", "patternProperties", "dependentSchemas", "$defs", "definitions", "dependencies"];
 /// Keywords whose value is a list of subschemas.
-const LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+pub(crate) const LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 /// OpenAPI-only keywords with no meaning to a JSON Schema consumer, and identifiers that would
 /// change how the rewritten `#/$defs/…` references resolve. Nested `definitions`/`$defs` are
 /// containers: whatever in them is used is reached through a `$ref` and lands in the table.

@@ -8,14 +8,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::plan::naming::{numbered, singular};
+use crate::resolve::schema::{LISTS, MAPS, SINGLE};
 
 /// Shapes smaller than this (compact JSON bytes) stay inline: a `$ref` and a def would save
 /// too little for the indirection a reader follows.
 const MIN_BYTES: usize = 160;
-/// Each round hoists one shape; shapes nest, so a few rounds reach the nested repeats too.
+/// Each round hoists every repeated shape that does not overlap a larger one; shapes nest, so
+/// a few rounds reach the repeats inside hoisted shapes too.
 const MAX_ROUNDS: usize = 48;
 
 /// Hoists repeated subschemas of `schema` into its root `$defs`, largest saving first.
@@ -33,6 +35,7 @@ pub fn hoist(schema: &mut Value) {
             _ => BTreeSet::new(),
         };
         // The groups of one round are disjoint, so each replacement leaves the others' paths valid.
+        let mut hoisted = Vec::with_capacity(chosen.len());
         for group in chosen {
             let name = numbered(&name_for(&group.iter().map(|n| &n.path[..]).collect::<Vec<_>>()), &mut existing);
             let mut body = None;
@@ -42,10 +45,9 @@ pub fn hoist(schema: &mut Value) {
                     body.get_or_insert(taken);
                 }
             }
-            if let Some(body) = body {
-                insert_def(schema, name, body);
-            }
+            hoisted.extend(body.map(|b| (name, b)));
         }
+        insert_defs(schema, hoisted);
     }
 }
 
@@ -82,7 +84,7 @@ fn visit(v: &Value, path: &mut Vec<Step>, nodes: &mut Vec<Node>, def_root: bool)
         bytes += json_len(key) + 1;
         path.push(Step::Key(key.clone()));
         let (ch, cb) = match (key.as_str(), value) {
-            (k, Value::Array(items)) if is_list(k) => {
+            (k, Value::Array(items)) if LISTS.contains(&k) || k == "items" => {
                 let mut lh = DefaultHasher::new();
                 let mut lb = 2 + items.len().saturating_sub(1);
                 for (i, item) in items.iter().enumerate() {
@@ -94,7 +96,7 @@ fn visit(v: &Value, path: &mut Vec<Step>, nodes: &mut Vec<Node>, def_root: bool)
                 }
                 (lh.finish(), lb)
             }
-            (k, Value::Object(entries)) if is_map(k) => {
+            (k, Value::Object(entries)) if MAPS.contains(&k) => {
                 let mut mh = DefaultHasher::new();
                 let mut mb = 2 + entries.len().saturating_sub(1);
                 for (name, s) in entries {
@@ -108,7 +110,7 @@ fn visit(v: &Value, path: &mut Vec<Step>, nodes: &mut Vec<Node>, def_root: bool)
                 }
                 (mh.finish(), mb)
             }
-            (k, Value::Object(_)) if crate::resolve::schema::SINGLE.contains(&k) => visit(value, path, nodes, false),
+            (k, Value::Object(_)) if SINGLE.contains(&k) => visit(value, path, nodes, false),
             _ => leaf(value),
         };
         path.pop();
@@ -133,16 +135,9 @@ fn leaf(v: &Value) -> (u64, usize) {
     (h.finish(), text.len())
 }
 
+/// Length of `s` as a JSON string; property names rarely need escaping, so most cost nothing.
 fn json_len(s: &str) -> usize {
-    Value::from(s).to_string().len()
-}
-
-fn is_list(key: &str) -> bool {
-    matches!(key, "allOf" | "anyOf" | "oneOf" | "prefixItems" | "items")
-}
-
-fn is_map(key: &str) -> bool {
-    matches!(key, "properties" | "patternProperties" | "dependentSchemas" | "$defs")
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') { s.len() + 2 } else { Value::from(s).to_string().len() }
 }
 
 /// The repeated shapes worth hoisting this round, largest saving first, each as its
@@ -261,18 +256,17 @@ fn used_as(path: &[Step]) -> Option<(String, bool)> {
     None
 }
 
-/// Adds a def, keeping `$defs` sorted by name (as the rest of the schema stage writes it) and
+/// Adds defs, keeping `$defs` sorted by name (as the rest of the schema stage writes it) and
 /// last among the root's keys.
-fn insert_def(schema: &mut Value, name: String, value: Value) {
+fn insert_defs(schema: &mut Value, new: Vec<(String, Value)>) {
     let Value::Object(root) = schema else { return };
-    let mut defs = match root.shift_remove("$defs") {
-        Some(Value::Object(d)) => d,
-        _ => Map::new(),
+    let mut defs: Vec<(String, Value)> = match root.shift_remove("$defs") {
+        Some(Value::Object(d)) => d.into_iter().collect(),
+        _ => Vec::new(),
     };
-    defs.insert(name, value);
-    let mut sorted: Vec<(String, Value)> = defs.into_iter().collect();
-    sorted.sort_by(|a, b| a.0.cmp(&b.0));
-    root.insert("$defs".to_owned(), Value::Object(sorted.into_iter().collect()));
+    defs.extend(new);
+    defs.sort_by(|a, b| a.0.cmp(&b.0));
+    root.insert("$defs".to_owned(), Value::Object(defs.into_iter().collect()));
 }
 
 #[cfg(test)]
