@@ -534,6 +534,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, report: &mut Report) -> Tool {
     // Spec text, briefly (T6); the overlay's own descriptions and id hints come after.
     for arg in &mut args {
         crate::schema::brief::brief(&mut arg.schema, crate::schema::brief::INPUT_DESCRIPTION);
+        crate::schema::brief::drop_restating(&mut arg.schema, &arg.name, &name);
     }
     if let Some(r) = &mut rest {
         crate::schema::brief::brief(r, crate::schema::brief::INPUT_DESCRIPTION);

@@ -150,7 +150,7 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
             });
         }
         Some(Idempotency::Kind(KeyKind::Caller)) | None => {
-            caller_arg(tool, &defaults.forward, defaults.ttl_secs);
+            caller_arg(tool, &defaults.forward);
             tool.description = format!(
                 "{} Retry-safe: the same {KEY_ARG} within {} returns the first result.",
                 tool.description,
@@ -165,18 +165,17 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
     }
 }
 
-/// Unique per intent, reused only to retry it, and how long it is remembered (R2, R5).
-fn key_description(ttl_secs: u64) -> String {
-    format!("Unique per intent (a UUID); reuse only to retry. Kept {}.", span(ttl_secs))
-}
+/// Unique per intent and reused only to retry it (R2); how long it is remembered is said once,
+/// in the tool's description (R5).
+const KEY_DESCRIPTION: &str = "Unique per intent (a UUID); reuse only to retry.";
 
-fn key_schema(ttl_secs: u64) -> Value {
-    json!({"type": "string", "maxLength": 64, "description": key_description(ttl_secs)})
+fn key_schema() -> Value {
+    json!({"type": "string", "maxLength": 64, "description": KEY_DESCRIPTION})
 }
 
 /// The `idempotency_key` argument: the operation's own key parameter when it has one (the
 /// forward header, or an argument already named so), else a new one.
-fn caller_arg(tool: &mut Tool, forward: &Forward, ttl_secs: u64) {
+fn caller_arg(tool: &mut Tool, forward: &Forward) {
     let own = tool.args.iter().position(|a| a.name == KEY_ARG).or_else(|| {
         tool.args.iter().position(|a| match (&a.target, forward) {
             (Target::Header { name, .. }, Forward::Header(h)) => name.eq_ignore_ascii_case(h),
@@ -193,9 +192,9 @@ fn caller_arg(tool: &mut Tool, forward: &Forward, ttl_secs: u64) {
         arg.required = true;
         if let Value::Object(m) = &mut arg.schema {
             m.entry("maxLength").or_insert(json!(64));
-            m.insert("description".to_owned(), json!(key_description(ttl_secs)));
+            m.insert("description".to_owned(), json!(KEY_DESCRIPTION));
         } else {
-            arg.schema = key_schema(ttl_secs);
+            arg.schema = key_schema();
         }
         return;
     }
@@ -211,7 +210,7 @@ fn caller_arg(tool: &mut Tool, forward: &Forward, ttl_secs: u64) {
         Forward::Body(name) if tool.body.is_some() => Target::BodyField { name: name.clone() },
         Forward::Body(_) | Forward::None => Target::Local,
     };
-    tool.args.push(Arg { name: KEY_ARG.to_owned(), target, required: true, schema: key_schema(ttl_secs) });
+    tool.args.push(Arg { name: KEY_ARG.to_owned(), target, required: true, schema: key_schema() });
 }
 
 /// Where the API receives the key, e.g. `header Idempotency-Key`; `None` when it does not.

@@ -2,6 +2,8 @@
 //! annotations that only cost tokens go — `title` (the property name says it), `examples` and
 //! `example` (not limits; a model copies them), `$comment` — and each `description` is cut to its
 //! first sentence within a bound. An id hint ("Use an id returned by …", D2) always survives.
+//! A description that only restates its property's name ("The ID of the user." on `user_id`)
+//! goes too, and so does a `type` that the schema's `enum` or `const` already implies.
 
 use serde_json::Value;
 
@@ -33,6 +35,133 @@ pub fn brief(schema: &mut Value, max: usize) {
         }
     }
     for_each_subschema_mut(schema, &mut |child| brief(child, max));
+    if let Value::Object(map) = schema
+        && let Some(Value::Object(props)) = map.get_mut("properties")
+    {
+        for (name, prop) in props.iter_mut() {
+            drop_restating(prop, name, "");
+        }
+    }
+}
+
+/// Generic words a description adds to a name without saying more: articles, prepositions,
+/// copulas, and what every identifier is.
+const FILLER: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "of",
+    "to",
+    "for",
+    "in",
+    "on",
+    "by",
+    "with",
+    "from",
+    "at",
+    "as",
+    "is",
+    "are",
+    "be",
+    "this",
+    "that",
+    "its",
+    "which",
+    "unique",
+    "identifier",
+    "id",
+    "name",
+    "value",
+    "number",
+    "string",
+];
+
+/// Abbreviations in names and the words descriptions spell them out with.
+const SPELLED_OUT: &[(&str, &str)] = &[
+    ("app", "application"),
+    ("auth", "authentication"),
+    ("config", "configuration"),
+    ("desc", "description"),
+    ("env", "environment"),
+    ("info", "information"),
+    ("max", "maximum"),
+    ("min", "minimum"),
+    ("msg", "message"),
+    ("org", "organization"),
+    ("param", "parameter"),
+    ("ref", "reference"),
+    ("repo", "repository"),
+];
+
+/// The lowercase, singular words of a name or a text (`PageToken`, `page_token` and "page
+/// tokens" give the same words).
+fn words(text: &str) -> Vec<String> {
+    heck::ToSnakeCase::to_snake_case(text)
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(crate::plan::naming::singular)
+        .collect()
+}
+
+/// Whether `description` says nothing that `name` (and `context`, such as the tool's name) does
+/// not: every word of it is filler or one of theirs. Words that qualify — units, formats,
+/// "only", "deprecated", a number — are never filler, so such a description is kept.
+pub fn restates(name: &str, description: &str, context: &str) -> bool {
+    let mut known = words(name);
+    known.extend(words(context));
+    let spelled: Vec<String> = known
+        .iter()
+        .filter_map(|w| SPELLED_OUT.iter().find(|(short, _)| short == w).map(|(_, long)| (*long).to_owned()))
+        .collect();
+    known.extend(spelled);
+    let said = words(description);
+    !said.is_empty() && said.iter().all(|w| FILLER.contains(&w.as_str()) || known.contains(w))
+}
+
+/// Removes the description of `schema` (the schema of property or argument `name`) when it only
+/// restates the name; an id hint after it stays (D2).
+pub fn drop_restating(schema: &mut Value, name: &str, context: &str) {
+    let Value::Object(map) = schema else { return };
+    let Some(Value::String(d)) = map.get("description") else { return };
+    let (body, hint) = match d.find(describe::ID_HINT) {
+        Some(i) => (d[..i].trim(), Some(d[i..].trim().to_owned())),
+        None => (d.trim(), None),
+    };
+    if !restates(name, body, context) {
+        return;
+    }
+    match hint {
+        Some(h) => {
+            map.insert("description".to_owned(), Value::String(h));
+        }
+        None => {
+            map.shift_remove("description");
+        }
+    }
+}
+
+/// Removes `type` wherever `enum` or `const` already implies it (every listed value has that
+/// type): the same values validate, in fewer tokens.
+pub fn drop_implied_types(schema: &mut Value) {
+    for_each_subschema_mut(schema, &mut drop_implied_types);
+    let Value::Object(map) = schema else { return };
+    let values: Vec<&Value> = match (map.get("enum"), map.get("const")) {
+        (Some(Value::Array(values)), _) if !values.is_empty() => values.iter().collect(),
+        (None, Some(value)) => vec![value],
+        _ => return,
+    };
+    let declared: Vec<&str> = match map.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return,
+    };
+    let admitted = |v: &Value| {
+        let t = crate::schema::variant::type_of(v);
+        declared.iter().any(|d| *d == t || (*d == "number" && t == "integer"))
+    };
+    if values.into_iter().all(admitted) {
+        map.shift_remove("type");
+    }
 }
 
 /// One short sentence with nothing to clean: most descriptions, left as they are without work.
@@ -90,5 +219,56 @@ mod tests {
                 "required": ["id"]
             })
         );
+    }
+
+    #[test]
+    fn descriptions_that_restate_the_name_go_and_the_rest_stay() {
+        assert!(restates("user_id", "The ID of the user.", ""));
+        assert!(restates("repo", "The name of the repository.", ""));
+        assert!(restates("PageToken", "The page token.", ""));
+        assert!(restates("channel_id", "The channel to rename.", "rename_conversation"));
+        // Anything more — a bound, a unit, a qualifier — keeps the description.
+        assert!(!restates("per_page", "The number of results per page (max 100).", ""));
+        assert!(!restates("timeout", "Timeout in seconds.", ""));
+        assert!(!restates("status", "Only active users.", "list_users"));
+        assert!(!restates("owner", "The account owner of the repository.", ""));
+        assert!(!restates("name", "", ""));
+
+        let mut s = json!({"type": "object", "properties": {
+            "team_id": {"type": "integer", "description": "The unique identifier of the team. Use an id returned by list_teams; do not guess ids."},
+            "team_name": {"type": "string", "description": "The name of the team."},
+            "name": {"type": "string", "description": "The name of the team."},
+            "since": {"type": "string", "description": "Only teams created after this time (ISO 8601)."}
+        }});
+        brief(&mut s, 160);
+        assert_eq!(s["properties"]["team_id"]["description"], "Use an id returned by list_teams; do not guess ids.");
+        assert!(s["properties"]["team_name"].get("description").is_none());
+        // A nested property knows only its own name: "team" says something there.
+        assert_eq!(s["properties"]["name"]["description"], "The name of the team.");
+        assert_eq!(s["properties"]["since"]["description"], "Only teams created after this time (ISO 8601).");
+    }
+
+    #[test]
+    fn a_type_that_enum_or_const_implies_goes() {
+        let mut s = json!({"type": "object", "properties": {
+            "a": {"type": "string", "enum": ["x", "y"]},
+            "b": {"type": ["string", "null"], "enum": ["x", null]},
+            "c": {"type": "number", "enum": [1, 2.5]},
+            "d": {"type": "string", "const": ""},
+            "e": {"type": "integer", "enum": [1.5]},
+            "f": {"type": "string", "enum": ["x", 1]},
+            "g": {"anyOf": [{"type": "string", "enum": [""]}, {"type": "integer"}]}
+        }});
+        drop_implied_types(&mut s);
+        let p = &s["properties"];
+        assert_eq!(p["a"], json!({"enum": ["x", "y"]}));
+        assert_eq!(p["b"], json!({"enum": ["x", null]}));
+        assert_eq!(p["c"], json!({"enum": [1, 2.5]}));
+        assert_eq!(p["d"], json!({"const": ""}));
+        // Kept where the values alone would admit something the type refuses.
+        assert_eq!(p["e"]["type"], "integer");
+        assert_eq!(p["f"]["type"], "string");
+        assert_eq!(p["g"], json!({"anyOf": [{"enum": [""]}, {"type": "integer"}]}));
+        assert_eq!(s["type"], "object");
     }
 }

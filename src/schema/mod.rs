@@ -145,7 +145,11 @@ pub fn input_schema(tool: &Tool, prepared: &Prepared) -> Value {
         }
     }
     root.insert("additionalProperties".to_owned(), tool.rest.clone().unwrap_or(Value::Bool(false)));
-    finish(Value::Object(root), prepared, None, true).0
+    let mut schema = finish(Value::Object(root), prepared, None, true).0;
+    // After the repeats are hoisted, so shapes are compared as the spec wrote them; what the
+    // model reads only (outputs keep their types for the hosts that render them).
+    brief::drop_implied_types(&mut schema);
+    schema
 }
 
 /// The tool's output schema and, when it had to be trimmed to `budget`, its untrimmed size.
