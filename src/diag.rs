@@ -21,6 +21,8 @@ pub mod codes {
     pub const OVERLAY: &str = "overlay";
     pub const OVERLAY_UNUSED: &str = "overlay-unused";
     pub const OVERLAY_UNKNOWN_TARGET: &str = "overlay-unknown-target";
+    /// An overlay entry (`params`, `fixed`, `paginate`) names an argument the tool does not have.
+    pub const OVERLAY_UNKNOWN_ARG: &str = "overlay-unknown-argument";
     pub const NAME_COLLISION: &str = "name-collision";
     pub const EMPTY_CATALOG: &str = "empty-catalog";
     pub const OUTPUT_TRIMMED: &str = "output-schema-trimmed";

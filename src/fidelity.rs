@@ -117,10 +117,17 @@ pub fn check(source: &Value, catalog: &Catalog) -> Fidelity {
         doc: source,
         siblings_apply: source.get("openapi").and_then(Value::as_str).is_some_and(|v| v.starts_with("3.1")),
     };
-    // A split operation has several tools; each is checked against it.
-    let mut by_op: BTreeMap<(String, String), Vec<&Tool>> = BTreeMap::new();
+    // A split operation has several tools; each is checked against it. A merged tool's
+    // routes are each checked against their own operation, in the one schema the tool has.
+    let mut by_op: BTreeMap<(String, String), Vec<(&Tool, &Tool)>> = BTreeMap::new();
     for tool in &catalog.tools {
-        by_op.entry((tool.operation.method.as_lower().to_owned(), tool.operation.path.clone())).or_default().push(tool);
+        let routes: Vec<&Tool> = if tool.routes.is_empty() { vec![tool] } else { tool.routes.iter().collect() };
+        for route in routes {
+            by_op
+                .entry((route.operation.method.as_lower().to_owned(), route.operation.path.clone()))
+                .or_default()
+                .push((tool, route));
+        }
     }
     let mut out = Fidelity::default();
     let Some(paths) = source.get("paths").and_then(Value::as_object) else { return out };
@@ -146,8 +153,15 @@ pub fn check(source: &Value, catalog: &Catalog) -> Fidelity {
                 out.left_out.push((label, reason));
                 continue;
             };
-            for tool in tools {
-                let mut checker = Checker { ctx: &ctx, tool, input: &tool.input_schema, label: &label, out: &mut out };
+            for (tool, route) in tools {
+                let mut checker = Checker {
+                    ctx: &ctx,
+                    tool: route,
+                    input: &tool.input_schema,
+                    routed: !tool.routes.is_empty(),
+                    label: &label,
+                    out: &mut out,
+                };
                 checker.operation(item, op, swagger2);
             }
         }
@@ -202,8 +216,13 @@ type Seen = BTreeSet<(usize, usize)>;
 
 struct Checker<'c, 'a> {
     ctx: &'c Ctx<'a>,
+    /// The tool, or the route of a merged tool, that calls the operation.
     tool: &'c Tool,
     input: &'c Value,
+    /// A route of a merged tool: the server sends a call its way only when every argument the
+    /// route requires is given, so those stay required even where the tool's schema cannot
+    /// say so (the other routes do not take them).
+    routed: bool,
     label: &'c str,
     out: &'c mut Fidelity,
 }
@@ -360,7 +379,8 @@ impl<'c, 'a> Checker<'c, 'a> {
 
     fn required(&mut self, at: &str, required: bool, arg: &str, input: &Value) {
         if required {
-            let ok = input.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x == arg));
+            let ok = input.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x == arg))
+                || (self.routed && self.tool.args.iter().any(|a| a.name == arg && a.required));
             self.count(at, "required", ok, arg);
         }
     }

@@ -155,6 +155,12 @@ pub struct ToolsetOverlay {
 pub struct ToolOverlay {
     /// operationId, or `METHOD /path`.
     pub operation: String,
+    /// More operations this one tool serves (operationIds or `METHOD /path`), e.g. a search by
+    /// status and a search by tags as one `find_pets`. Its arguments are theirs together; a call
+    /// goes to the first operation, `operation` first, that takes every argument given and whose
+    /// required ones are all given. All of them read, or all of them write.
+    #[serde(default)]
+    pub merge: Vec<String>,
     /// A short human title (annotations.title).
     pub title: Option<String>,
     /// What the model reads: replaces the description written from the spec.
@@ -303,6 +309,9 @@ pub struct ToolIntent {
     pub pointer: String,
     /// Declared by `x-mcp-*` keys in the spec, whose field names carry that prefix.
     pub in_spec: bool,
+    /// Which of a merged tool's operations this is: 0 for `operation` (and every tool that
+    /// merges nothing), `k` for the k-th entry of `merge`.
+    pub route: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -572,9 +581,11 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
                     name: Some(name.clone()),
                     overlay: tool.clone(),
                     file: file.to_owned(),
-                    pointer: at,
+                    pointer: at.clone(),
                     in_spec: false,
+                    route: 0,
                 });
+                merged_routes(api, file, name, tool, *index, &at, intents, report);
             }
             many => report.push(
                 Diagnostic::error(
@@ -603,6 +614,63 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
             operations: BTreeSet::new(),
             file: file.to_owned(),
             pointer: at,
+        });
+    }
+}
+
+/// The operations a tool's `merge` names, each declared as one more route of that tool. Each must
+/// be exactly one operation that nothing else declares or excludes.
+#[allow(clippy::too_many_arguments)]
+fn merged_routes(
+    api: &Api,
+    file: &str,
+    name: &str,
+    tool: &ToolOverlay,
+    main: usize,
+    at: &str,
+    intents: &mut Intents,
+    report: &mut Report,
+) {
+    let mut seen = BTreeSet::from([main]);
+    for (k, target) in tool.merge.iter().enumerate() {
+        let pointer = format!("{}/{k}", join_pointer(at, "merge"));
+        let found = find_operation(api, target);
+        let problem = match found.as_slice() {
+            [] => Some((
+                format!("tool `{name}` merges `{target}`, which is not an operation of the spec"),
+                suggestion(api, target),
+            )),
+            [index] if seen.contains(index) => Some((
+                format!("tool `{name}` names `{target}` twice"),
+                "name each operation once, in `operation` or in `merge`".to_owned(),
+            )),
+            [index] if intents.excluded.contains(index) => Some((
+                format!("tool `{name}` merges `{target}`, which the overlay also excludes"),
+                "remove the exclude entry or the merge entry".to_owned(),
+            )),
+            [index] if intents.tools.contains_key(index) => Some((
+                format!("tool `{name}` merges `{target}`, which another tool entry declares"),
+                "an operation belongs to one tool: drop it from `merge` or remove the other entry".to_owned(),
+            )),
+            [_] => None,
+            many => Some((
+                format!("tool `{name}` merges `{target}`, which matches {} operations", many.len()),
+                "name the operation as `METHOD /path` instead".to_owned(),
+            )),
+        };
+        if let Some((message, help)) = problem {
+            report.push(Diagnostic::error(codes::OVERLAY, message).at(file, pointer).with_help(help));
+            continue;
+        }
+        let index = found[0];
+        seen.insert(index);
+        intents.tools.entry(index).or_default().push(ToolIntent {
+            name: Some(name.to_owned()),
+            overlay: tool.clone(),
+            file: file.to_owned(),
+            pointer: at.to_owned(),
+            in_spec: false,
+            route: k + 1,
         });
     }
 }
@@ -689,6 +757,7 @@ fn from_spec(api: &Api, intents: &mut Intents, report: &mut Report) {
                     file: api.file.clone(),
                     pointer: op.pointer.clone(),
                     in_spec: true,
+                    route: 0,
                 }],
             );
         }

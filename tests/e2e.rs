@@ -98,7 +98,7 @@ async fn scenario(client: &Client, upstream: &Upstream, modern: bool) {
     let created = call(
         client,
         "add_pet",
-        json!({"name": "Rex", "photoUrls": ["https://example.com/rex.jpg"], "status": "available", "idempotency_key": "add-rex"}),
+        json!({"name": "Rex", "photoUrls": ["https://example.com/rex.jpg"], "status": "available", "tags": [{"id": 1, "name": "good"}], "idempotency_key": "add-rex"}),
     )
     .await;
     let pet = result_json(&created);
@@ -108,17 +108,27 @@ async fn scenario(client: &Client, upstream: &Upstream, modern: bool) {
     assert_eq!(add.headers.get("accept").map(String::as_str), Some("application/json"));
     assert_eq!(
         add.body.unwrap(),
-        json!({"name": "Rex", "photoUrls": ["https://example.com/rex.jpg"], "status": "available"})
+        json!({"name": "Rex", "photoUrls": ["https://example.com/rex.jpg"], "status": "available", "tags": [{"id": 1, "name": "good"}]})
     );
 
     // The API key comes from the environment and reaches the upstream header it names.
     let got = result_json(&call(client, "get_pet", json!({"petId": id})).await);
     assert_eq!(got, pet);
 
-    let listed = result_json(&call(client, "list_pets_by_status", json!({"status": "available"})).await);
+    // find_pets merges two searches (overlay `merge`): the arguments choose the operation.
+    let unwrap = |v: Value| if modern { v } else { v["result"].clone() };
     // Clients before 2026-07-28 get a non-object result wrapped (CONTRACT V5, T8).
-    let listed = if modern { listed } else { listed["result"].clone() };
+    let listed = unwrap(result_json(&call(client, "find_pets", json!({"status": "available"})).await));
     assert!(listed.as_array().unwrap().iter().any(|p| p["id"] == id), "{listed}");
+    assert!(upstream.requests().last().unwrap().uri.starts_with("/api/v3/pet/findByStatus"));
+    let tagged = unwrap(result_json(&call(client, "find_pets", json!({"tags": ["good"]})).await));
+    assert!(tagged.as_array().unwrap().iter().any(|p| p["id"] == id), "{tagged}");
+    assert!(upstream.requests().last().unwrap().uri.starts_with("/api/v3/pet/findByTags?tags=good"));
+    let before = upstream.requests().len();
+    let both = error_body(&call(client, "find_pets", json!({"status": "sold", "tags": ["good"]})).await);
+    assert_eq!(both["code"], "invalid_argument");
+    assert!(both["message"].as_str().unwrap().contains("`status` and `tags` do not combine"), "{both}");
+    assert_eq!(upstream.requests().len(), before, "arguments that fit no operation reached the upstream");
 
     // Invalid arguments never reach the upstream, and the error names the field and the rule.
     let before = upstream.requests().len();
@@ -138,7 +148,7 @@ async fn scenario(client: &Client, upstream: &Upstream, modern: bool) {
     assert_eq!(missing["code"], "not_found");
     assert_eq!(missing["status"], 404);
     assert_eq!(missing["retryable"], false);
-    assert!(missing["recovery"].as_str().unwrap().contains("list_pets_by_status"), "{missing}");
+    assert!(missing["recovery"].as_str().unwrap().contains("find_pets"), "{missing}");
 
     // E4: 503 with Retry-After is retryable after the given time.
     let paused = error_body(
@@ -229,8 +239,13 @@ fn check_python(out: &Value, modern: bool) {
     assert_eq!(out["created"]["structured"]["name"], "Rex");
     assert_eq!(out["got"]["structured"], out["created"]["structured"]);
     assert_eq!(out["listed"]["is_error"], false);
+    // The merged search's second operation, and arguments of both that do not combine.
+    assert_eq!(out["tagged"]["is_error"], false);
+    let tagged = &out["tagged"]["structured"];
+    let tagged = if tagged.is_array() { tagged } else { &tagged["result"] };
+    assert!(tagged.as_array().unwrap().iter().any(|p| p["name"] == "Rex"), "{}", out["tagged"]);
     assert_eq!(out["deleted"]["is_error"], false);
-    for (case, code) in [("invalid", "invalid_argument"), ("missing", "not_found")] {
+    for (case, code) in [("invalid", "invalid_argument"), ("missing", "not_found"), ("both", "invalid_argument")] {
         assert_eq!(out[case]["is_error"], true, "{case}: {}", out[case]);
         let body: Value = serde_json::from_str(out[case]["text"][0].as_str().unwrap()).unwrap();
         assert_eq!(body["code"], code);

@@ -68,6 +68,10 @@ pub struct ToolDecl {
     /// Where the tool's idempotency key comes from; `None` for reads and for tools the overlay
     /// declares keyless (CONTRACT R2, R7).
     pub idempotency: Option<KeyDecl>,
+    /// Further operations this one tool serves (an overlay `merge`), each with its own mapping,
+    /// tried in this order after this one: a call goes to the first that takes every argument
+    /// given and whose required arguments are all given.
+    pub merged: &'static [&'static ToolDecl],
 }
 
 /// A side-effecting tool's idempotency key (CONTRACT R2–R5).
@@ -131,6 +135,8 @@ pub struct ArgDecl {
     /// The argument's name in the tool input.
     pub name: &'static str,
     pub target: Target,
+    /// The operation needs it (what chooses among a merged tool's operations).
+    pub required: bool,
 }
 
 /// An upstream value the model does not choose.

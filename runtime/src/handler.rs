@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use crate::decl::{ServerDecl, ToolDecl};
 use crate::error::ToolError;
 use crate::idempotency::{self, Begin, Guard, Keyed};
+use crate::route;
 use crate::store::{AuditRow, now_ms};
 use crate::upstream::Upstream;
 use crate::{mock, validate};
@@ -237,24 +238,26 @@ impl Handler {
         validate::arguments(validator, &entry.input, arguments.unwrap_or_default())
     }
 
-    /// Runs a validated call upstream (or in mock mode).
+    /// Runs a validated call upstream (or in mock mode) through `route`, the tool's operation
+    /// its arguments chose.
     async fn run(
         &self,
         entry: &Entry,
+        route: &'static ToolDecl,
         args: &Map<String, Value>,
         keyed: Option<&Keyed>,
     ) -> Result<CallToolResult, ToolError> {
         match &self.0.mode {
             Mode::Mock => {
                 let value = entry.output.as_ref().map_or_else(
-                    || serde_json::json!({"ok": true, "mock": true, "message": format!("{} {} (mock)", entry.decl.method.as_str(), entry.decl.path)}),
+                    || serde_json::json!({"ok": true, "mock": true, "message": format!("{} {} (mock)", route.method.as_str(), route.path)}),
                     mock::sample,
                 );
                 Ok(CallToolResult::structured(value))
             }
             Mode::Upstream(upstream) => {
                 let extra: Vec<(&str, String)> = keyed.and_then(|k| k.forward.clone()).into_iter().collect();
-                upstream.call(entry.decl, args, &extra).await
+                upstream.call(route, args, &extra).await
             }
         }
     }
@@ -272,10 +275,15 @@ impl Handler {
             Ok(a) => a,
             Err(e) => return e.into_result(),
         };
+        // A merged tool's call goes to the operation its arguments choose (overlay `merge`).
+        let route = match route::choose(entry.decl, &args) {
+            Ok(r) => r,
+            Err(e) => return e.into_result(),
+        };
         let side_effect = entry.tool.annotations.as_ref().is_none_or(|a| a.read_only_hint != Some(true));
         let guard = self.0.guard.as_ref().filter(|_| side_effect);
         let Some(guard) = guard else {
-            return self.run(entry, &args, None).await.unwrap_or_else(ToolError::into_result);
+            return self.run(entry, route, &args, None).await.unwrap_or_else(ToolError::into_result);
         };
         let started = Instant::now();
         let keyed = entry
@@ -285,7 +293,7 @@ impl Handler {
             .and_then(|d| idempotency::resolve(entry.decl.name, d, &args, &call.caller, now_ms()));
         let (result, outcome, replayed) = match &keyed {
             None => {
-                let (result, code, _) = settle(self.run(entry, &args, None).await);
+                let (result, code, _) = settle(self.run(entry, route, &args, None).await);
                 (result, code, false)
             }
             Some(keyed) => match guard.begin(keyed).await {
@@ -295,7 +303,7 @@ impl Handler {
                     (result, code, false)
                 }
                 Begin::Run { owner } => {
-                    let (result, code, retryable) = settle(self.run(entry, &args, Some(keyed)).await);
+                    let (result, code, retryable) = settle(self.run(entry, route, &args, Some(keyed)).await);
                     guard.finish(keyed, &owner, &result, retryable).await;
                     (result, code, false)
                 }

@@ -11,6 +11,7 @@ pub mod idempotency;
 pub mod legacy;
 mod mock;
 mod params;
+pub mod route;
 mod serve;
 pub mod store;
 mod upstream;

@@ -512,7 +512,11 @@ mod tests {
         method: Method::Put,
         path: "/pets/{petId}",
         args: &[
-            ArgDecl { name: "petId", target: Target::Path { name: "petId", style: Style::Simple, explode: false } },
+            ArgDecl {
+                name: "petId",
+                target: Target::Path { name: "petId", style: Style::Simple, explode: false },
+                required: true,
+            },
             ArgDecl {
                 name: "tags",
                 target: Target::Query {
@@ -522,10 +526,11 @@ mod tests {
                     allow_reserved: false,
                     json: false,
                 },
+                required: false,
             },
-            ArgDecl { name: "X-Trace", target: Target::Header { name: "X-Trace", json: false } },
-            ArgDecl { name: "name", target: Target::BodyField("name") },
-            ArgDecl { name: "body_id", target: Target::BodyField("id") },
+            ArgDecl { name: "X-Trace", target: Target::Header { name: "X-Trace", json: false }, required: false },
+            ArgDecl { name: "name", target: Target::BodyField("name"), required: false },
+            ArgDecl { name: "body_id", target: Target::BodyField("id"), required: false },
         ],
         fixed: &[],
         body: Some(BodyDecl { media_type: "application/json", encoding: Encoding::Json }),
@@ -533,6 +538,7 @@ mod tests {
         security: &[],
         list_tool: Some("list_pets"),
         idempotency: None,
+        merged: &[],
     };
 
     static APPROVE: ToolDecl = ToolDecl {
@@ -540,8 +546,12 @@ mod tests {
         method: Method::Post,
         path: "/withdrawals/{id}/actions",
         args: &[
-            ArgDecl { name: "id", target: Target::Path { name: "id", style: Style::Simple, explode: false } },
-            ArgDecl { name: "body", target: Target::Body },
+            ArgDecl {
+                name: "id",
+                target: Target::Path { name: "id", style: Style::Simple, explode: false },
+                required: true,
+            },
+            ArgDecl { name: "body", target: Target::Body, required: false },
         ],
         fixed: &[crate::decl::FixedDecl { target: Target::BodyField("action"), value: "\"approve\"" }],
         body: Some(BodyDecl { media_type: "application/json", encoding: Encoding::Json }),
@@ -549,6 +559,7 @@ mod tests {
         security: &[],
         list_tool: None,
         idempotency: None,
+        merged: &[],
     };
 
     #[test]
@@ -581,10 +592,14 @@ mod tests {
             method: Method::Post,
             path: "/pets/{petId}/image",
             args: &[
-                ArgDecl { name: "petId", target: Target::Path { name: "petId", style: Style::Simple, explode: false } },
-                ArgDecl { name: "file", target: Target::BodyField("file") },
-                ArgDecl { name: "caption", target: Target::BodyField("caption") },
-                ArgDecl { name: "meta", target: Target::BodyField("meta") },
+                ArgDecl {
+                    name: "petId",
+                    target: Target::Path { name: "petId", style: Style::Simple, explode: false },
+                    required: true,
+                },
+                ArgDecl { name: "file", target: Target::BodyField("file"), required: false },
+                ArgDecl { name: "caption", target: Target::BodyField("caption"), required: false },
+                ArgDecl { name: "meta", target: Target::BodyField("meta"), required: false },
             ],
             fixed: &[],
             body: Some(BodyDecl {
@@ -595,6 +610,7 @@ mod tests {
             security: &[],
             list_tool: None,
             idempotency: None,
+            merged: &[],
         };
         // "\x89PNG" base64-encoded.
         let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
@@ -616,13 +632,14 @@ mod tests {
             name: "put_object",
             method: Method::Put,
             path: "/objects",
-            args: &[ArgDecl { name: "body", target: Target::Body }],
+            args: &[ArgDecl { name: "body", target: Target::Body, required: false }],
             fixed: &[],
             body: Some(BodyDecl { media_type: "application/pdf", encoding: Encoding::Binary }),
             rest_to_body: false,
             security: &[],
             list_tool: None,
             idempotency: None,
+            merged: &[],
         };
         let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
         assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));

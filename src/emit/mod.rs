@@ -99,8 +99,8 @@ fn toml_string(s: &str) -> String {
 #[derive(Serialize)]
 struct ToolRow {
     name: String,
-    method: String,
-    path: String,
+    /// `METHOD /path` of each operation the tool calls (several for a merged tool).
+    operations: Vec<String>,
     effect: &'static str,
     /// The retry guarantee (R6).
     retry: String,
@@ -138,8 +138,7 @@ fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantC
         .iter()
         .map(|t| ToolRow {
             name: t.name.clone(),
-            method: t.operation.method.to_string(),
-            path: t.operation.path.clone(),
+            operations: t.operations().iter().map(|o| format!("{} {}", o.method, o.path)).collect(),
             effect: match (t.annotations.read_only, t.annotations.destructive) {
                 (true, _) => "read-only",
                 (false, true) => "writes (destructive)",

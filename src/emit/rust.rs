@@ -160,10 +160,19 @@ fn key(k: &Option<crate::plan::retry::Key>) -> TokenStream {
 }
 
 pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
-    let op = &tool.operation;
-    let upstream = match &op.operation_id {
-        Some(id) => format!(" Upstream: `{} {}` (operationId `{id}`).", op.method, op.path),
-        None => format!(" Upstream: `{} {}`.", op.method, op.path),
+    let upstream = |t: &Tool| {
+        let op = &t.operation;
+        match &op.operation_id {
+            Some(id) => format!("`{} {}` (operationId `{id}`)", op.method, op.path),
+            None => format!("`{} {}`", op.method, op.path),
+        }
+    };
+    let upstream_doc = match tool.routes.as_slice() {
+        [] => format!(" Upstream: {}.", upstream(tool)),
+        routes => format!(
+            " Upstream, the first of these a call's arguments fit: {}.",
+            routes.iter().map(upstream).collect::<Vec<_>>().join(", then ")
+        ),
     };
     let title = format!(" `{}`: {}.", tool.name, tool.title.trim_end_matches('.'));
     let a = tool.annotations;
@@ -179,19 +188,57 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
     let mut doc = docs(&tool.description);
     doc.push(String::new());
     doc.push(format!(" {effects} Input and output schemas: `tools.json`."));
-    let name = lit(&tool.name);
+    // A merged tool: its first operation is `TOOL`, the others `ROUTE_2`, `ROUTE_3`… (tried in
+    // that order).
+    let (first, others): (&Tool, &[Tool]) = match tool.routes.split_first() {
+        Some((first, others)) => (first, others),
+        None => (tool, &[]),
+    };
+    let route_idents: Vec<_> = (2..=others.len() + 1).map(|k| format_ident!("ROUTE_{}", k)).collect();
+    let main = decl(&tool.name, first, tool.list_tool.as_deref(), &tool.key, &route_idents);
+    let routes = others.iter().zip(&route_idents).enumerate().map(|(k, (route, ident))| {
+        let d = decl(&tool.name, route, None, &tool.key, &[]);
+        let doc = format!(" `{}`, operation {}: {}.", tool.name, k + 2, upstream(route));
+        quote! {
+            #[doc = #doc]
+            const #ident: ToolDecl = #d;
+        }
+    });
+    let tokens = quote! {
+        #![doc = #title]
+        #![doc = ""]
+        #![doc = #upstream_doc]
+        use mcp_gen_runtime::decl::*;
+        #(#[doc = #doc])*
+        pub const TOOL: ToolDecl = #main;
+        #(#routes)*
+    };
+    render(&header(catalog), tokens)
+}
+
+/// One operation's `ToolDecl` (a tool's, or one route's of a merged tool).
+fn decl(
+    name: &str,
+    route: &Tool,
+    list_tool: Option<&str>,
+    key_of_tool: &Option<crate::plan::retry::Key>,
+    merged: &[proc_macro2::Ident],
+) -> TokenStream {
+    let op = &route.operation;
+    let name = lit(name);
     let m = method(op.method);
     let path = lit(&op.path);
-    let args: Vec<TokenStream> = tool
+    let args: Vec<TokenStream> = route
         .args
         .iter()
         .map(|a| {
             let n = lit(&a.name);
             let t = target(&a.target);
-            quote!(ArgDecl { name: #n, target: #t })
+            let required = a.required;
+            quote!(ArgDecl { name: #n, target: #t, required: #required })
         })
         .collect();
-    let fixed: Vec<TokenStream> = tool
+    let fixed: Vec<TokenStream> = route
         .fixed
         .iter()
         .map(|f| {
@@ -200,7 +247,7 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
             quote!(FixedDecl { target: #t, value: #v })
         })
         .collect();
-    let body = match &tool.body {
+    let body = match &route.body {
         Some(b) => {
             let media = lit(&b.media_type);
             let enc = match b.encoding {
@@ -217,8 +264,8 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
         }
         None => quote!(None),
     };
-    let rest = tool.rest.is_some();
-    let security: Vec<TokenStream> = tool
+    let rest = route.rest.is_some();
+    let security: Vec<TokenStream> = route
         .security
         .iter()
         .map(|alt| {
@@ -226,15 +273,10 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
             quote!(&[#(#items),*])
         })
         .collect();
-    let list_tool = opt(tool.list_tool.as_deref());
-    let idempotency = key(&tool.key);
-    let tokens = quote! {
-        #![doc = #title]
-        #![doc = ""]
-        #![doc = #upstream]
-        use mcp_gen_runtime::decl::*;
-        #(#[doc = #doc])*
-        pub const TOOL: ToolDecl = ToolDecl {
+    let list_tool = opt(list_tool);
+    let idempotency = key(key_of_tool);
+    quote! {
+        ToolDecl {
             name: #name,
             method: #m,
             path: #path,
@@ -245,9 +287,9 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
             security: &[#(#security),*],
             list_tool: #list_tool,
             idempotency: #idempotency,
-        };
-    };
-    render(&header(catalog), tokens)
+            merged: &[#(&#merged),*],
+        }
+    }
 }
 
 pub fn tools_mod(catalog: &Catalog, modules: &[String]) -> Result<String, String> {

@@ -50,14 +50,31 @@ pub fn annotations(tool: &Tool, effects: Option<&Effects>) -> Annotations {
     a
 }
 
+/// Why a value could not be fixed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FixError {
+    /// The key names no argument of the tool.
+    Unknown(String),
+    /// The argument does not accept the value.
+    Value(String),
+}
+
+impl std::fmt::Display for FixError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FixError::Unknown(m) | FixError::Value(m) => f.write_str(m),
+        }
+    }
+}
+
 /// Takes the argument a `fixed` key names out of the tool: an argument name, or
 /// `body.FIELD` / `query.NAME` / `header.NAME` / `path.NAME` / `cookie.NAME`.
-pub fn fix(tool: &mut Tool, key: &str, value: Value, defs: &Defs) -> Result<(), String> {
+pub fn fix(tool: &mut Tool, key: &str, value: Value, defs: &Defs) -> Result<(), FixError> {
     let found =
         tool.args.iter().position(|a| a.name == key).or_else(|| tool.args.iter().position(|a| a.target.is_keyed(key)));
     if let Some(i) = found {
         let arg = tool.args.remove(i);
-        check_value(&arg.schema, &value, defs).map_err(|e| format!("`{key}`: {e}"))?;
+        check_value(&arg.schema, &value, defs).map_err(|e| FixError::Value(format!("`{key}`: {e}")))?;
         tool.fixed.push(Fixed { arg, value });
         return Ok(());
     }
@@ -67,7 +84,7 @@ pub fn fix(tool: &mut Tool, key: &str, value: Value, defs: &Defs) -> Result<(), 
         && let Some(schema) = without_property(&arg.schema, field, defs)
     {
         let prop = defs.follow(&arg.schema).get("properties").and_then(|p| p.get(field)).cloned().unwrap_or(json!({}));
-        check_value(&prop, &value, defs).map_err(|e| format!("`{key}`: {e}"))?;
+        check_value(&prop, &value, defs).map_err(|e| FixError::Value(format!("`{key}`: {e}")))?;
         arg.schema = schema;
         tool.fixed.push(Fixed {
             arg: Arg {
@@ -80,7 +97,7 @@ pub fn fix(tool: &mut Tool, key: &str, value: Value, defs: &Defs) -> Result<(), 
         });
         return Ok(());
     }
-    Err(format!("`{key}` is not an argument of `{}`", tool.name))
+    Err(FixError::Unknown(format!("`{key}` is not an argument of `{}`", tool.name)))
 }
 
 /// The object schema without one property, or `None` when it has no such property.
@@ -136,8 +153,12 @@ pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Rep
     let field_name = |f: &str| if intent.in_spec { format!("x-mcp-{f}") } else { f.to_owned() };
     for (key, value) in &o.fixed {
         if let Err(e) = fix(tool, key, value.clone(), defs) {
+            let code = match e {
+                FixError::Unknown(_) => codes::OVERLAY_UNKNOWN_ARG,
+                FixError::Value(_) => codes::OVERLAY,
+            };
             report.push(
-                Diagnostic::error(codes::OVERLAY, format!("cannot fix {e}"))
+                Diagnostic::error(code, format!("cannot fix {e}"))
                     .at(&intent.file, at(&field_name("fixed"), key))
                     .with_help(help_names(tool, key)),
             );
@@ -148,7 +169,7 @@ pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Rep
         let pointer = at(&field_name("params"), key);
         let Some(i) = tool.args.iter().position(|a| a.name == *key) else {
             report.push(
-                Diagnostic::error(codes::OVERLAY, format!("`{key}` is not an argument of `{}`", tool.name))
+                Diagnostic::error(codes::OVERLAY_UNKNOWN_ARG, format!("`{key}` is not an argument of `{}`", tool.name))
                     .at(&intent.file, pointer)
                     .with_help(help_names(tool, key)),
             );
@@ -206,7 +227,7 @@ pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Rep
             {
                 report.push(
                     Diagnostic::error(
-                        codes::OVERLAY,
+                        codes::OVERLAY_UNKNOWN_ARG,
                         format!("paginate.{field} `{name}` is not an argument of `{}`", tool.name),
                     )
                     .at(&intent.file, at(&field_name("paginate"), field))
@@ -236,9 +257,14 @@ fn valid_arg_name(name: &str) -> bool {
 
 fn help_names(tool: &Tool, key: &str) -> String {
     let names: Vec<String> = tool.args.iter().map(|a| a.name.clone()).collect();
+    help_for(key, &names, &tool.name)
+}
+
+/// The help line for `key`, which is none of `names` (the arguments of tool `tool`).
+pub fn help_for(key: &str, names: &[String], tool: &str) -> String {
     match crate::overlay::closest(key, names.iter().cloned(), 0.5) {
         Some(n) => format!("did you mean `{n}`? (`mcp-gen plan` lists each tool's arguments)"),
-        None if names.is_empty() => format!("`{}` has no arguments left", tool.name),
-        None => format!("the arguments of `{}` are: {}", tool.name, names.join(", ")),
+        None if names.is_empty() => format!("`{tool}` has no arguments left"),
+        None => format!("the arguments of `{tool}` are: {}", names.join(", ")),
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod describe;
 pub mod intent;
+pub mod merge;
 pub mod naming;
 pub mod retry;
 pub mod review;
@@ -127,6 +128,21 @@ pub struct Tool {
     pub input_schema: Value,
     /// Filled by the schema stage.
     pub output_schema: Option<Value>,
+    /// A merged tool's operations, each planned as a tool of its own, in the order the server
+    /// tries them (the first is this tool's `operation`); empty for every other tool.
+    pub routes: Vec<Tool>,
+}
+
+impl Tool {
+    /// The operations this tool calls: its routes', or its own.
+    pub fn operations(&self) -> Vec<&OperationRef> {
+        if self.routes.is_empty() { vec![&self.operation] } else { self.routes.iter().map(|r| &r.operation).collect() }
+    }
+
+    /// `GET /pets`, as diagnostics name an operation.
+    pub fn operation_label(&self) -> String {
+        format!("{} {}", self.operation.method, self.operation.path)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,10 +285,31 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
     }
     let specs = specs(api, intents, &chosen);
     let names = assign_names(api, &specs, report);
-    let mut tools: Vec<Tool> = specs.iter().zip(names).map(|(spec, name)| tool(api, spec, name, report)).collect();
-    for t in &mut tools {
-        retry::plan(t, &intents.keys, report);
+    let mut tools: Vec<Tool> = Vec::with_capacity(specs.len());
+    // A merged tool's routes are planned one by one, each keyed as a tool of its own, then
+    // combined (overlay `merge`).
+    let mut merges: BTreeMap<String, Vec<merge::Route>> = BTreeMap::new();
+    for (spec, name) in specs.iter().zip(names) {
+        match spec.intent.filter(|i| !i.overlay.merge.is_empty()) {
+            Some(intent) => {
+                let mut own = Report::new();
+                let mut t = tool(api, spec, name, &mut own);
+                retry::plan(&mut t, &intents.keys, &mut own);
+                merges.entry(t.name.clone()).or_default().push(merge::Route {
+                    order: intent.route,
+                    tool: t,
+                    report: own,
+                    titled: intent.overlay.title.is_some(),
+                });
+            }
+            None => {
+                let mut t = tool(api, spec, name, report);
+                retry::plan(&mut t, &intents.keys, report);
+                tools.push(t);
+            }
+        }
     }
+    tools.extend(merges.into_values().filter_map(|routes| merge::combine(routes, report)));
     link_ids(&mut tools, &api.defs);
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     if tools.is_empty() {
@@ -564,6 +601,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, report: &mut Report) -> Tool {
         allow: overlay.map(|o| o.allow.clone()).filter(|a| !a.is_empty()),
         input_schema: Value::Null,
         output_schema: None,
+        routes: Vec::new(),
         name,
     };
     // An undeclared split fixes its selector; a declared one says so in `fixed`.
@@ -622,7 +660,8 @@ fn toolsets(api: &Api, intents: &Intents, tools: &[Tool], report: &mut Report) -
         let mut names = BTreeSet::new();
         let from_op = |index: usize, names: &mut BTreeSet<String>| {
             let op = &api.operations[index];
-            for t in tools.iter().filter(|t| t.operation.method == op.method && t.operation.path == op.path) {
+            let calls = |t: &&Tool| t.operations().iter().any(|o| o.method == op.method && o.path == op.path);
+            for t in tools.iter().filter(calls) {
                 names.insert(t.name.clone());
             }
         };

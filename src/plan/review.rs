@@ -2,9 +2,9 @@
 //! argument goes upstream, and every operation left out with the reason. Reviewers and checks read
 //! this instead of the generated code.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use super::{Catalog, Target};
+use super::{Catalog, Target, Tool};
 use crate::diag::escape_token;
 
 fn style(s: crate::resolve::Style) -> &'static str {
@@ -37,49 +37,77 @@ fn source(target: &Target) -> Value {
     }
 }
 
-/// The plan as JSON (stable key order, tools sorted by name).
+/// Where a tool (or one route of a merged tool) goes upstream: its operation, arguments, fixed
+/// and hidden ones, body and security.
+fn upstream(t: &Tool) -> Map<String, Value> {
+    let body = t.body.as_ref().map(|b| {
+        json!({
+            "mediaType": b.media_type,
+            "encoding": format!("{:?}", b.encoding).to_lowercase(),
+            "required": b.required,
+            "files": b.files,
+        })
+    });
+    let out = json!({
+        "operation": {
+            "method": t.operation.method.to_string(),
+            "path": t.operation.path,
+            "operationId": t.operation.operation_id,
+            "pointer": format!("#{}", t.operation.pointer),
+        },
+        "arguments": t.args.iter().map(|arg| json!({
+            "name": arg.name, "required": arg.required, "source": source(&arg.target),
+        })).collect::<Vec<_>>(),
+        "fixed": t.fixed.iter().map(|f| json!({
+            "source": source(&f.arg.target), "value": f.value,
+        })).collect::<Vec<_>>(),
+        "hidden": t.hidden.iter().map(|a| json!({"name": a.name, "source": source(&a.target)})).collect::<Vec<_>>(),
+        "extraArgumentsGoToBody": t.rest.is_some(),
+        "body": body,
+        "security": t.security,
+    });
+    match out {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+/// The plan as JSON (stable key order, tools sorted by name). A merged tool also lists its
+/// `routes`, each with its own upstream mapping, in the order the server tries them.
 pub fn review(catalog: &Catalog) -> Value {
     let tools: Vec<Value> = catalog
         .tools
         .iter()
         .map(|t| {
             let a = t.annotations;
-            let body = t.body.as_ref().map(|b| {
+            let mut out = Map::new();
+            out.insert("name".to_owned(), json!(t.name));
+            out.insert("title".to_owned(), json!(t.title));
+            let mut mapping = upstream(t);
+            if let Some(op) = mapping.shift_remove("operation") {
+                out.insert("operation".to_owned(), op);
+            }
+            out.insert(
+                "annotations".to_owned(),
                 json!({
-                    "mediaType": b.media_type,
-                    "encoding": format!("{:?}", b.encoding).to_lowercase(),
-                    "required": b.required,
-                    "files": b.files,
-                })
-            });
-            json!({
-                "name": t.name,
-                "title": t.title,
-                "operation": {
-                    "method": t.operation.method.to_string(),
-                    "path": t.operation.path,
-                    "operationId": t.operation.operation_id,
-                    "pointer": format!("#{}", t.operation.pointer),
-                },
-                "annotations": {
                     "readOnlyHint": a.read_only, "destructiveHint": a.destructive,
                     "idempotentHint": a.idempotent, "openWorldHint": a.open_world,
-                },
-                "arguments": t.args.iter().map(|arg| json!({
-                    "name": arg.name, "required": arg.required, "source": source(&arg.target),
-                })).collect::<Vec<_>>(),
-                "fixed": t.fixed.iter().map(|f| json!({
-                    "source": source(&f.arg.target), "value": f.value,
-                })).collect::<Vec<_>>(),
-                "hidden": t.hidden.iter().map(|a| json!({"name": a.name, "source": source(&a.target)})).collect::<Vec<_>>(),
-                "extraArgumentsGoToBody": t.rest.is_some(),
-                "body": body,
-                "security": t.security,
-                "idsFrom": t.list_tool,
-                "effects": t.effects.as_ref().map(effects),
-                "pagination": t.pagination.as_ref().map(|p| json!({"cursor": p.cursor, "next": p.next, "limit": p.limit})),
-                "retry": retry(t),
-            })
+                }),
+            );
+            out.extend(mapping);
+            out.insert("idsFrom".to_owned(), json!(t.list_tool));
+            out.insert("effects".to_owned(), t.effects.as_ref().map_or(Value::Null, effects));
+            out.insert(
+                "pagination".to_owned(),
+                t.pagination
+                    .as_ref()
+                    .map_or(Value::Null, |p| json!({"cursor": p.cursor, "next": p.next, "limit": p.limit})),
+            );
+            out.insert("retry".to_owned(), retry(t));
+            if !t.routes.is_empty() {
+                out.insert("routes".to_owned(), t.routes.iter().map(|r| Value::Object(upstream(r))).collect());
+            }
+            Value::Object(out)
         })
         .collect();
     let left_out: Vec<Value> = catalog

@@ -41,7 +41,9 @@ async def scenario(target, mode):
         out["created"] = outcome(created)
         pet_id = (created.structured_content or json.loads(created.content[0].text))["id"]
         out["got"] = outcome(await client.call_tool("get_pet", {"petId": pet_id}))
-        out["listed"] = outcome(await client.call_tool("list_pets_by_status", {"status": "available"}))
+        out["listed"] = outcome(await client.call_tool("find_pets", {"status": "available"}))
+        out["tagged"] = outcome(await client.call_tool("find_pets", {"tags": ["good"]}))
+        out["both"] = outcome(await client.call_tool("find_pets", {"status": "sold", "tags": ["good"]}))
         out["invalid"] = outcome(await client.call_tool("get_pet", {"petId": 0}))
         out["deleted"] = outcome(await client.call_tool("delete_pet", {"petId": pet_id, "idempotency_key": "py-delete-rex"}))
         out["missing"] = outcome(await client.call_tool("get_pet", {"petId": pet_id}))

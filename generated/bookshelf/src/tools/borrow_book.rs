@@ -18,18 +18,22 @@ pub const TOOL: ToolDecl = ToolDecl {
                 style: Style::Simple,
                 explode: false,
             },
+            required: true,
         },
         ArgDecl {
             name: "member_id",
             target: Target::BodyField("member_id"),
+            required: true,
         },
         ArgDecl {
             name: "due",
             target: Target::BodyField("due"),
+            required: true,
         },
         ArgDecl {
             name: "deposit",
             target: Target::BodyField("deposit"),
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -37,6 +41,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -54,4 +59,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

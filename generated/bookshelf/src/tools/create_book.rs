@@ -14,34 +14,42 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "title",
             target: Target::BodyField("title"),
+            required: true,
         },
         ArgDecl {
             name: "subtitle",
             target: Target::BodyField("subtitle"),
+            required: false,
         },
         ArgDecl {
             name: "author_id",
             target: Target::BodyField("author_id"),
+            required: true,
         },
         ArgDecl {
             name: "genre",
             target: Target::BodyField("genre"),
+            required: false,
         },
         ArgDecl {
             name: "isbn",
             target: Target::BodyField("isbn"),
+            required: false,
         },
         ArgDecl {
             name: "pages",
             target: Target::BodyField("pages"),
+            required: false,
         },
         ArgDecl {
             name: "price",
             target: Target::BodyField("price"),
+            required: true,
         },
         ArgDecl {
             name: "list_price",
             target: Target::BodyField("list_price"),
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -49,6 +57,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -66,4 +75,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

@@ -18,6 +18,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 style: Style::Simple,
                 explode: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -26,4 +27,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     security: &[&["bearerAuth"]],
     list_tool: Some("list_books"),
     idempotency: None,
+    merged: &[],
 };

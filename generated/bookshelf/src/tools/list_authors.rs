@@ -20,6 +20,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
     ],
     fixed: &[],
@@ -28,4 +29,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     security: &[&["bearerAuth"]],
     list_tool: None,
     idempotency: None,
+    merged: &[],
 };

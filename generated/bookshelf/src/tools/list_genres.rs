@@ -17,4 +17,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     security: &[],
     list_tool: None,
     idempotency: None,
+    merged: &[],
 };

@@ -14,18 +14,22 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "customer",
             target: Target::BodyField("customer"),
+            required: true,
         },
         ArgDecl {
             name: "currency",
             target: Target::BodyField("currency"),
+            required: true,
         },
         ArgDecl {
             name: "due_date",
             target: Target::BodyField("due_date"),
+            required: false,
         },
         ArgDecl {
             name: "lines",
             target: Target::BodyField("lines"),
+            required: true,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -33,6 +37,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -50,4 +55,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

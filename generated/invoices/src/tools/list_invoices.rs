@@ -20,6 +20,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
         ArgDecl {
             name: "status",
@@ -30,6 +31,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
         ArgDecl {
             name: "cursor",
@@ -40,6 +42,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
         ArgDecl {
             name: "limit",
@@ -50,6 +53,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
     ],
     fixed: &[],
@@ -58,4 +62,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     security: &[&["bearer"]],
     list_tool: None,
     idempotency: None,
+    merged: &[],
 };

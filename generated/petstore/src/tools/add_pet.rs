@@ -14,22 +14,27 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "name",
             target: Target::BodyField("name"),
+            required: true,
         },
         ArgDecl {
             name: "category",
             target: Target::BodyField("category"),
+            required: false,
         },
         ArgDecl {
             name: "photoUrls",
             target: Target::BodyField("photoUrls"),
+            required: true,
         },
         ArgDecl {
             name: "tags",
             target: Target::BodyField("tags"),
+            required: false,
         },
         ArgDecl {
             name: "status",
             target: Target::BodyField("status"),
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -37,6 +42,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -54,4 +60,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

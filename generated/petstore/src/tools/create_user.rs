@@ -14,30 +14,37 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "username",
             target: Target::BodyField("username"),
+            required: false,
         },
         ArgDecl {
             name: "firstName",
             target: Target::BodyField("firstName"),
+            required: false,
         },
         ArgDecl {
             name: "lastName",
             target: Target::BodyField("lastName"),
+            required: false,
         },
         ArgDecl {
             name: "email",
             target: Target::BodyField("email"),
+            required: false,
         },
         ArgDecl {
             name: "password",
             target: Target::BodyField("password"),
+            required: false,
         },
         ArgDecl {
             name: "phone",
             target: Target::BodyField("phone"),
+            required: false,
         },
         ArgDecl {
             name: "userStatus",
             target: Target::BodyField("userStatus"),
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -45,6 +52,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -62,4 +70,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

@@ -18,6 +18,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 style: Style::Simple,
                 explode: false,
             },
+            required: true,
         },
         ArgDecl {
             name: "api_key",
@@ -25,6 +26,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "api_key",
                 json: false,
             },
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -32,13 +34,14 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
     body: None,
     rest_to_body: false,
     security: &[&["petstore_auth"]],
-    list_tool: Some("list_pets_by_status"),
+    list_tool: Some("find_pets"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {
             arg: "idempotency_key",
@@ -46,4 +49,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

@@ -17,4 +17,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     security: &[&["api_key"]],
     list_tool: None,
     idempotency: None,
+    merged: &[],
 };

@@ -5,12 +5,11 @@ pub mod create_user;
 pub mod delete_order;
 pub mod delete_pet;
 pub mod delete_user;
+pub mod find_pets;
 pub mod get_inventory;
 pub mod get_order_by_id;
 pub mod get_pet;
 pub mod get_user_by_name;
-pub mod list_pets_by_status;
-pub mod list_pets_by_tags;
 pub mod place_order;
 pub mod update_pet;
 pub mod update_pet_with_form;
@@ -23,12 +22,11 @@ pub static ALL: &[&mcp_gen_runtime::decl::ToolDecl] = &[
     &delete_order::TOOL,
     &delete_pet::TOOL,
     &delete_user::TOOL,
+    &find_pets::TOOL,
     &get_inventory::TOOL,
     &get_order_by_id::TOOL,
     &get_pet::TOOL,
     &get_user_by_name::TOOL,
-    &list_pets_by_status::TOOL,
-    &list_pets_by_tags::TOOL,
     &place_order::TOOL,
     &update_pet::TOOL,
     &update_pet_with_form::TOOL,

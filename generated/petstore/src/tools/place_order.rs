@@ -14,22 +14,27 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "petId",
             target: Target::BodyField("petId"),
+            required: false,
         },
         ArgDecl {
             name: "quantity",
             target: Target::BodyField("quantity"),
+            required: false,
         },
         ArgDecl {
             name: "shipDate",
             target: Target::BodyField("shipDate"),
+            required: false,
         },
         ArgDecl {
             name: "status",
             target: Target::BodyField("status"),
+            required: false,
         },
         ArgDecl {
             name: "complete",
             target: Target::BodyField("complete"),
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -37,6 +42,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -54,4 +60,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

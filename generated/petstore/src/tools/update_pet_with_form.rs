@@ -18,6 +18,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 style: Style::Simple,
                 explode: false,
             },
+            required: true,
         },
         ArgDecl {
             name: "name",
@@ -28,6 +29,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
         ArgDecl {
             name: "status",
@@ -38,6 +40,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -45,13 +48,14 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
     body: None,
     rest_to_body: false,
     security: &[&["petstore_auth"]],
-    list_tool: Some("list_pets_by_status"),
+    list_tool: Some("find_pets"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {
             arg: "idempotency_key",
@@ -59,4 +63,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

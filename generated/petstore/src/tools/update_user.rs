@@ -18,34 +18,42 @@ pub const TOOL: ToolDecl = ToolDecl {
                 style: Style::Simple,
                 explode: false,
             },
+            required: true,
         },
         ArgDecl {
             name: "body_username",
             target: Target::BodyField("username"),
+            required: false,
         },
         ArgDecl {
             name: "firstName",
             target: Target::BodyField("firstName"),
+            required: false,
         },
         ArgDecl {
             name: "lastName",
             target: Target::BodyField("lastName"),
+            required: false,
         },
         ArgDecl {
             name: "email",
             target: Target::BodyField("email"),
+            required: false,
         },
         ArgDecl {
             name: "password",
             target: Target::BodyField("password"),
+            required: false,
         },
         ArgDecl {
             name: "phone",
             target: Target::BodyField("phone"),
+            required: false,
         },
         ArgDecl {
             name: "userStatus",
             target: Target::BodyField("userStatus"),
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -53,6 +61,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -70,4 +79,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

@@ -18,6 +18,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 style: Style::Simple,
                 explode: false,
             },
+            required: true,
         },
         ArgDecl {
             name: "additionalMetadata",
@@ -28,10 +29,12 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
         ArgDecl {
             name: "body",
             target: Target::Body,
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -39,6 +42,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -48,7 +52,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     rest_to_body: false,
     security: &[&["petstore_auth"]],
-    list_tool: Some("list_pets_by_status"),
+    list_tool: Some("find_pets"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {
             arg: "idempotency_key",
@@ -56,4 +60,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

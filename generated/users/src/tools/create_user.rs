@@ -14,14 +14,17 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "email",
             target: Target::BodyField("email"),
+            required: true,
         },
         ArgDecl {
             name: "name",
             target: Target::BodyField("name"),
+            required: true,
         },
         ArgDecl {
             name: "role",
             target: Target::BodyField("role"),
+            required: true,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -29,6 +32,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[
@@ -51,4 +55,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

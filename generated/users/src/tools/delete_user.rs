@@ -14,6 +14,7 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "user_id",
             target: Target::BodyField("user_id"),
+            required: true,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -21,6 +22,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[
@@ -43,4 +45,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

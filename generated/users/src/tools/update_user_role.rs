@@ -14,10 +14,12 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "user_id",
             target: Target::BodyField("user_id"),
+            required: true,
         },
         ArgDecl {
             name: "role",
             target: Target::BodyField("role"),
+            required: true,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -25,6 +27,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[
@@ -47,4 +50,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

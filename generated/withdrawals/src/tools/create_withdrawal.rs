@@ -14,18 +14,22 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "customer_id",
             target: Target::BodyField("customer_id"),
+            required: true,
         },
         ArgDecl {
             name: "amount",
             target: Target::BodyField("amount"),
+            required: true,
         },
         ArgDecl {
             name: "currency",
             target: Target::BodyField("currency"),
+            required: true,
         },
         ArgDecl {
             name: "note",
             target: Target::BodyField("note"),
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -33,6 +37,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 name: "Idempotency-Key",
                 json: false,
             },
+            required: true,
         },
     ],
     fixed: &[],
@@ -50,4 +55,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         forward_header: None,
     }),
+    merged: &[],
 };

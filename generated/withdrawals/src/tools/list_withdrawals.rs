@@ -20,6 +20,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
         ArgDecl {
             name: "starting_after",
@@ -30,6 +31,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
         ArgDecl {
             name: "limit",
@@ -40,6 +42,7 @@ pub const TOOL: ToolDecl = ToolDecl {
                 allow_reserved: false,
                 json: false,
             },
+            required: false,
         },
     ],
     fixed: &[],
@@ -48,4 +51,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     security: &[&["apiKey"]],
     list_tool: None,
     idempotency: None,
+    merged: &[],
 };
