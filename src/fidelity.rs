@@ -371,6 +371,12 @@ impl<'c, 'a> Checker<'c, 'a> {
     /// One argument: its `required` flag, then its schema against the source's.
     fn argument(&mut self, schema: &'a Value, arg: &str, required: bool, at: &str) {
         let input = self.input;
+        // A cursor the server hands out as a signed handle (H1): the model never sends the
+        // upstream's value, the server does, as the upstream returned it.
+        if self.tool.pagination.as_ref().is_some_and(|p| p.handle_ttl_secs.is_some() && p.cursor == arg) {
+            self.out.not_applicable += 1;
+            return;
+        }
         self.required(at, required, arg, input);
         let emitted: Vec<&'c Value> =
             input.pointer(&format!("/properties/{}", escape_token(arg))).into_iter().collect();

@@ -70,6 +70,8 @@ pub struct Defaults {
     /// `header.NAME` (the default is `header.Idempotency-Key`), `body.FIELD`, `query.NAME`, or
     /// `none` when the API takes no key.
     pub idempotency_forward: Option<String>,
+    /// How long a next-page handle stays valid (CONTRACT H1, H2), e.g. `15m` (the default).
+    pub handle_ttl: Option<String>,
 }
 
 /// Idempotency settings for the whole API, checked.
@@ -272,6 +274,10 @@ pub struct Paginate {
     pub next: Option<String>,
     /// The argument that limits the page size.
     pub limit: Option<String>,
+    /// How long this tool's next-page handles stay valid, e.g. `15m`; `defaults.handle_ttl`
+    /// when absent. With `next` known, the server hands out signed handles instead of the
+    /// upstream's cursors (CONTRACT H1).
+    pub handle_ttl: Option<String>,
 }
 
 /// The overlay format's JSON Schema (2020-12), as `mcp-gen schema overlay` prints it and
@@ -289,6 +295,8 @@ pub struct Intents {
     pub server: ServerOverlay,
     pub budget: Option<Budget>,
     pub keys: KeyDefaults,
+    /// `defaults.handle_ttl` in seconds, when the overlay sets it.
+    pub handle_ttl_secs: Option<u64>,
     /// Indexes of the operations the overlay excludes.
     pub excluded: BTreeSet<usize>,
     /// Indexes of the operations the overlay keeps whatever T4 says.
@@ -484,6 +492,16 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
                 Diagnostic::error(codes::OVERLAY, format!("idempotency_ttl `{ttl}` is not a duration"))
                     .at(file, "/defaults/idempotency_ttl")
                     .with_help("write a number and a unit: `90s`, `15m`, `24h` or `7d`"),
+            ),
+        }
+    }
+    if let Some(ttl) = &overlay.defaults.handle_ttl {
+        match parse_duration(ttl) {
+            Some(secs) if secs > 0 => intents.handle_ttl_secs = Some(secs),
+            _ => report.push(
+                Diagnostic::error(codes::OVERLAY, format!("handle_ttl `{ttl}` is not a duration"))
+                    .at(file, "/defaults/handle_ttl")
+                    .with_help("write a number and a unit: `90s`, `15m` or `1h`"),
             ),
         }
     }

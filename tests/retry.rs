@@ -86,28 +86,6 @@ fn error_code(r: &CallToolResult) -> String {
     body["code"].as_str().unwrap().to_owned()
 }
 
-/// One raw `tools/call` over HTTP, as a 2026-07-28 client sends it; the JSON-RPC result as text.
-async fn raw_call(url: &str, id: u64, args: &serde_json::Map<String, Value>) -> Value {
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": "create_invoice", "arguments": args, "_meta": meta}});
-    let text = reqwest::Client::new()
-        .post(url)
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "create_invoice")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    serde_json::from_str(&text).unwrap()
-}
-
 /// The scenario; `servers` are replicas sharing one store (calls alternate between them).
 async fn scenario(servers: &[&support::Server], created: &Created) {
     let clients = [client(&servers[0].url).await, client(&servers[servers.len() - 1].url).await];
@@ -127,10 +105,10 @@ async fn scenario(servers: &[&support::Server], created: &Created) {
     assert_eq!(created.lock().unwrap().clone(), [Some("intent-a".to_owned())], "the key reaches the upstream");
 
     // On the wire: the replayed result is the same JSON, only `_meta` differs.
-    let raw_args = invoice("intent-b", 1);
+    let raw_args = Value::Object(invoice("intent-b", 1));
     let mut raw = Vec::new();
     for (i, server) in servers.iter().cycle().take(3).enumerate() {
-        let mut response = raw_call(&server.url, 100 + i as u64, &raw_args).await;
+        let mut response = support::raw_tools_call(&server.url, 100 + i as u64, "create_invoice", &raw_args, &[]).await;
         let result = response["result"].as_object_mut().unwrap();
         let meta = result.shift_remove("_meta").unwrap();
         assert_eq!(meta["dev.mcp-gen/idempotency"]["replayed"].as_bool().unwrap_or(false), i > 0, "{meta}");

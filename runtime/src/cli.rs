@@ -166,6 +166,19 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
         Ok(h) => h,
         Err(e) => return fail(&e.to_string()),
     };
+    // Next-page handles (H1): signed with a key replicas share, from the environment only (S2).
+    let key_var = format!("{}_HANDLE_KEY", server.env_prefix);
+    match std::env::var(&key_var) {
+        Ok(secret) => match crate::handle::HandleKey::from_secret(&secret) {
+            Ok(key) => handler = handler.with_handle_key(key),
+            Err(e) => return fail(&format!("{key_var}: {e}")),
+        },
+        Err(_) if handler.has_handles() => eprintln!(
+            "{}: next-page handles are signed with a key of this process only: set {key_var} (32+ characters, the same on every replica) so they outlive a restart",
+            server.crate_name
+        ),
+        Err(_) => {}
+    }
     if let Some(max) = m.get_one::<String>("max-protocol") {
         let Some(version) = Handler::known_protocol(max) else {
             let known: Vec<&str> = rmcp::model::ProtocolVersion::KNOWN_VERSIONS.iter().map(|v| v.as_str()).collect();

@@ -72,6 +72,20 @@ pub struct ToolDecl {
     /// tried in this order after this one: a call goes to the first that takes every argument
     /// given and whose required arguments are all given.
     pub merged: &'static [&'static ToolDecl],
+    /// A paginated tool's next-page handles (CONTRACT H1–H5): where the upstream's cursor is in
+    /// the result and which argument takes it back.
+    pub handle: Option<HandleDecl>,
+}
+
+/// Next-page handles of one tool.
+#[derive(Debug, Clone, Copy)]
+pub struct HandleDecl {
+    /// The argument that takes a handle back (the upstream's cursor parameter).
+    pub cursor: &'static str,
+    /// JSON Pointer to the upstream's next cursor in the result.
+    pub next: &'static str,
+    /// How long a handle stays valid (H2).
+    pub ttl_secs: u64,
 }
 
 /// A side-effecting tool's idempotency key (CONTRACT R2–R5).

@@ -24,6 +24,8 @@ pub mod codes {
     pub const IDEMPOTENCY_KEY_REUSED: &str = "idempotency_key_reused";
     /// The server cannot run the call safely right now (its idempotency store is down).
     pub const UNAVAILABLE: &str = "unavailable";
+    /// A next-page handle outlived its lifetime (H3): start from the first page again.
+    pub const HANDLE_EXPIRED: &str = "handle_expired";
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::decl::{ServerDecl, ToolDecl};
 use crate::error::ToolError;
+use crate::handle::{self, HandleKey};
 use crate::idempotency::{self, Begin, Guard, Keyed};
 use crate::route;
 use crate::store::{AuditRow, now_ms};
@@ -59,6 +60,8 @@ pub struct State {
     instance: String,
     /// The protocol versions this server negotiates (all it knows, or those up to a cap).
     versions: &'static [ProtocolVersion],
+    /// What next-page handles are signed with (H1).
+    handle_key: HandleKey,
 }
 
 /// Cheap to clone: the Streamable HTTP service builds one per request. A toolset handler serves
@@ -149,6 +152,7 @@ impl Handler {
                 guard: None,
                 instance,
                 versions: ProtocolVersion::KNOWN_VERSIONS,
+                handle_key: HandleKey::random(),
             }),
             None,
         ))
@@ -162,6 +166,21 @@ impl Handler {
             state.guard = Some(guard);
         }
         handler
+    }
+
+    /// Signs next-page handles with `key`, which replicas share (H1, M2); without it each
+    /// process has a key of its own and its handles die with it. Call before sharing the handler.
+    pub fn with_handle_key(self, key: HandleKey) -> Self {
+        let mut handler = self;
+        if let Some(state) = Arc::get_mut(&mut handler.0) {
+            state.handle_key = key;
+        }
+        handler
+    }
+
+    /// Whether any tool hands out next-page handles.
+    pub fn has_handles(&self) -> bool {
+        self.0.entries.iter().any(|e| e.decl.handle.is_some())
     }
 
     /// Negotiates no protocol version newer than `max` (CONTRACT V5): a platform that supports
@@ -246,6 +265,31 @@ impl Handler {
         route: &'static ToolDecl,
         args: &Map<String, Value>,
         keyed: Option<&Keyed>,
+        caller: &str,
+    ) -> Result<CallToolResult, ToolError> {
+        let result = self.send(entry, route, args, keyed).await?;
+        self.hand_out(entry, caller, result)
+    }
+
+    /// The upstream's next cursor in a successful result, replaced by a handle (H1).
+    fn hand_out(&self, entry: &Entry, caller: &str, mut result: CallToolResult) -> Result<CallToolResult, ToolError> {
+        let Some(h) = &entry.decl.handle else { return Ok(result) };
+        if result.is_error == Some(true) {
+            return Ok(result);
+        }
+        let Some(mut value) = result.structured_content.take() else { return Ok(result) };
+        handle::mint_in_result(&self.0.handle_key, entry.decl.name, h, caller, clock(), &mut value)?;
+        let mut out = CallToolResult::structured(value);
+        out.meta = result.meta;
+        Ok(out)
+    }
+
+    async fn send(
+        &self,
+        entry: &Entry,
+        route: &'static ToolDecl,
+        args: &Map<String, Value>,
+        keyed: Option<&Keyed>,
     ) -> Result<CallToolResult, ToolError> {
         match &self.0.mode {
             Mode::Mock => {
@@ -271,10 +315,14 @@ impl Handler {
         call: &CallInfo,
     ) -> CallToolResult {
         let entry = &self.0.entries[entry_index];
-        let args = match self.validate(entry, arguments) {
+        let mut args = match self.validate(entry, arguments) {
             Ok(a) => a,
             Err(e) => return e.into_result(),
         };
+        // A next-page handle back to the upstream's cursor, for its own tool and caller (H1, H4).
+        if let Err(e) = handle::open_arguments(&self.0.handle_key, entry.decl, &call.caller, clock(), &mut args) {
+            return e.into_result();
+        }
         // A merged tool's call goes to the operation its arguments choose (overlay `merge`).
         let route = match route::choose(entry.decl, &args) {
             Ok(r) => r,
@@ -283,7 +331,7 @@ impl Handler {
         let side_effect = entry.tool.annotations.as_ref().is_none_or(|a| a.read_only_hint != Some(true));
         let guard = self.0.guard.as_ref().filter(|_| side_effect);
         let Some(guard) = guard else {
-            return self.run(entry, route, &args, None).await.unwrap_or_else(ToolError::into_result);
+            return self.run(entry, route, &args, None, &call.caller).await.unwrap_or_else(ToolError::into_result);
         };
         let started = Instant::now();
         let keyed = entry
@@ -293,7 +341,7 @@ impl Handler {
             .and_then(|d| idempotency::resolve(entry.decl.name, d, &args, &call.caller, now_ms()));
         let (result, outcome, replayed) = match &keyed {
             None => {
-                let (result, code, _) = settle(self.run(entry, route, &args, None).await);
+                let (result, code, _) = settle(self.run(entry, route, &args, None, &call.caller).await);
                 (result, code, false)
             }
             Some(keyed) => match guard.begin(keyed).await {
@@ -303,7 +351,8 @@ impl Handler {
                     (result, code, false)
                 }
                 Begin::Run { owner } => {
-                    let (result, code, retryable) = settle(self.run(entry, route, &args, Some(keyed)).await);
+                    let (result, code, retryable) =
+                        settle(self.run(entry, route, &args, Some(keyed), &call.caller).await);
                     guard.finish(keyed, &owner, &result, retryable).await;
                     (result, code, false)
                 }
@@ -330,6 +379,11 @@ impl Handler {
         }
         result
     }
+}
+
+/// Milliseconds since the Unix epoch, as handles count them.
+fn clock() -> u64 {
+    u64::try_from(now_ms()).unwrap_or(0)
 }
 
 /// A call's outcome as the result sent, its error code, and whether a retry may succeed.

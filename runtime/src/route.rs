@@ -91,6 +91,7 @@ mod tests {
             list_tool: None,
             idempotency: None,
             merged,
+            handle: None,
         }
     }
 

@@ -539,6 +539,7 @@ mod tests {
         list_tool: Some("list_pets"),
         idempotency: None,
         merged: &[],
+        handle: None,
     };
 
     static APPROVE: ToolDecl = ToolDecl {
@@ -560,6 +561,7 @@ mod tests {
         list_tool: None,
         idempotency: None,
         merged: &[],
+        handle: None,
     };
 
     #[test]
@@ -611,6 +613,7 @@ mod tests {
             list_tool: None,
             idempotency: None,
             merged: &[],
+            handle: None,
         };
         // "\x89PNG" base64-encoded.
         let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
@@ -640,6 +643,7 @@ mod tests {
             list_tool: None,
             idempotency: None,
             merged: &[],
+            handle: None,
         };
         let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
         assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));

@@ -190,6 +190,7 @@ fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantC
         "schemes": schemes,
         "excluded": excluded,
         "variants": variants.iter().map(variant_row).collect::<Vec<_>>(),
+        "handle_tools": catalog.tools.iter().filter(|t| t.pagination.as_ref().is_some_and(|p| p.handle_ttl_secs.is_some())).map(|t| t.name.clone()).collect::<Vec<_>>(),
         "toolsets": catalog.toolsets.iter().map(|t| {
             let sub = crate::tokens::Tokens { tools: tokens.tools.iter().filter(|x| t.tools.contains(&x.name)).cloned().collect() };
             json!({"name": t.name, "description": t.description, "tools": t.tools, "tokens": sub.visible()})

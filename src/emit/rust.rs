@@ -195,9 +195,19 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
         None => (tool, &[]),
     };
     let route_idents: Vec<_> = (2..=others.len() + 1).map(|k| format_ident!("ROUTE_{}", k)).collect();
-    let main = decl(&tool.name, first, tool.list_tool.as_deref(), &tool.key, &route_idents);
+    let handle = match &tool.pagination {
+        Some(p) => match (&p.next, p.handle_ttl_secs) {
+            (Some(next), Some(ttl)) => {
+                let (cursor, next) = (lit(&p.cursor), lit(next));
+                quote!(Some(HandleDecl { cursor: #cursor, next: #next, ttl_secs: #ttl }))
+            }
+            _ => quote!(None),
+        },
+        None => quote!(None),
+    };
+    let main = decl(&tool.name, first, tool.list_tool.as_deref(), &tool.key, &route_idents, &handle);
     let routes = others.iter().zip(&route_idents).enumerate().map(|(k, (route, ident))| {
-        let d = decl(&tool.name, route, None, &tool.key, &[]);
+        let d = decl(&tool.name, route, None, &tool.key, &[], &quote!(None));
         let doc = format!(" `{}`, operation {}: {}.", tool.name, k + 2, upstream(route));
         quote! {
             #[doc = #doc]
@@ -223,6 +233,7 @@ fn decl(
     list_tool: Option<&str>,
     key_of_tool: &Option<crate::plan::retry::Key>,
     merged: &[proc_macro2::Ident],
+    handle: &TokenStream,
 ) -> TokenStream {
     let op = &route.operation;
     let name = lit(name);
@@ -288,6 +299,7 @@ fn decl(
             list_tool: #list_tool,
             idempotency: #idempotency,
             merged: &[#(&#merged),*],
+            handle: #handle,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use super::{Annotations, Arg, Fixed, Pagination, Target, Tool};
+use super::{Annotations, Arg, Fixed, Target, Tool};
 use crate::diag::{Diagnostic, Report, codes, join_pointer};
 use crate::overlay::{Effects, OnRepeat, ToolIntent};
 use crate::resolve::Defs;
@@ -235,7 +235,6 @@ pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Rep
                 );
             }
         }
-        tool.pagination = Some(Pagination { cursor: p.cursor.clone(), next: p.next.clone(), limit: p.limit.clone() });
     }
     tool.effects = o.effects.clone();
 }

@@ -7,6 +7,7 @@ pub mod describe;
 pub mod intent;
 pub mod merge;
 pub mod naming;
+pub mod pages;
 pub mod retry;
 pub mod review;
 pub mod select;
@@ -167,6 +168,9 @@ pub struct Pagination {
     /// JSON Pointer to the next cursor in the result.
     pub next: Option<String>,
     pub limit: Option<String>,
+    /// How long a next-page handle stays valid, when the server hands out handles for the
+    /// upstream's cursors (H1, H2).
+    pub handle_ttl_secs: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -293,7 +297,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
         match spec.intent.filter(|i| !i.overlay.merge.is_empty()) {
             Some(intent) => {
                 let mut own = Report::new();
-                let mut t = tool(api, spec, name, &mut own);
+                let mut t = tool(api, spec, name, intents.handle_ttl_secs, &mut own);
                 retry::plan(&mut t, &intents.keys, &mut own);
                 merges.entry(t.name.clone()).or_default().push(merge::Route {
                     order: intent.route,
@@ -303,7 +307,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
                 });
             }
             None => {
-                let mut t = tool(api, spec, name, report);
+                let mut t = tool(api, spec, name, intents.handle_ttl_secs, report);
                 retry::plan(&mut t, &intents.keys, report);
                 tools.push(t);
             }
@@ -502,7 +506,7 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
     out
 }
 
-fn tool(api: &Api, spec: &Spec<'_>, name: String, report: &mut Report) -> Tool {
+fn tool(api: &Api, spec: &Spec<'_>, name: String, handle_ttl: Option<u64>, report: &mut Report) -> Tool {
     let overlay = spec.intent.map(|i| &i.overlay);
     // The behaviour this tool is: an undeclared split's variant, or the one a declared tool
     // fixes (`fixed: {action: approve}`), whose `oneOf` branch then gives its fields.
@@ -618,13 +622,10 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, report: &mut Report) -> Tool {
         intent::apply(&mut tool, i, &api.defs, report);
     }
     tool.annotations = intent::annotations(&tool, tool.effects.as_ref());
-    if let Some(p) = &tool.pagination {
-        let next =
-            p.next.as_deref().map(|n| format!(" (`{}` in the result)", n.trim_start_matches('/'))).unwrap_or_default();
-        tool.description = format!(
-            "{} Pages: pass the cursor the previous page returned{next} as `{}`; a null cursor means the last page.",
-            tool.description, p.cursor
-        );
+    if let Some(p) = spec.intent.and_then(|i| i.overlay.paginate.as_ref())
+        && tool.args.iter().any(|a| a.name == p.cursor)
+    {
+        pages::plan(&mut tool, p, handle_ttl, &api.defs, report);
     }
     tool
 }

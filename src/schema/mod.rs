@@ -177,6 +177,12 @@ pub fn output_schema(tool: &Tool, prepared: &Prepared, budget: usize) -> (Option
             root.insert("$defs".to_owned(), d);
         }
     }
+    // The server hands out a handle, or null, where the upstream's next cursor was (H1).
+    if let Some(p) = &tool.pagination
+        && let (Some(next), Some(ttl)) = (&p.next, p.handle_ttl_secs)
+    {
+        crate::plan::pages::describe_in_output(&mut schema, next, ttl);
+    }
     (Some(schema), untrimmed)
 }
 

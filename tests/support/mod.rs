@@ -12,6 +12,32 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
+/// One raw `tools/call` over Streamable HTTP, as a 2026-07-28 client sends it, with extra
+/// request headers (an `authorization`, say); the JSON-RPC reply.
+pub async fn raw_tools_call(
+    url: &str,
+    id: u64,
+    tool: &str,
+    args: &serde_json::Value,
+    headers: &[(&str, &str)],
+) -> serde_json::Value {
+    let meta = serde_json::json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": args, "_meta": meta}});
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool);
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    let text = request.body(body.to_string()).send().await.unwrap().text().await.unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
 /// Serves `app` on a loopback port on its own thread (a test's upstream API); its address.
 pub fn serve_upstream(app: axum::Router) -> std::net::SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -28,4 +28,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     list_tool: Some("list_invoices"),
     idempotency: None,
     merged: &[],
+    handle: None,
 };

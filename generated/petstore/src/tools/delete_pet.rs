@@ -50,4 +50,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         forward_header: None,
     }),
     merged: &[],
+    handle: None,
 };

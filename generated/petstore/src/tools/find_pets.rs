@@ -30,6 +30,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     list_tool: None,
     idempotency: None,
     merged: &[&ROUTE_2],
+    handle: None,
 };
 /// `find_pets`, operation 2: `GET /pet/findByTags` (operationId `findPetsByTags`).
 const ROUTE_2: ToolDecl = ToolDecl {
@@ -56,4 +57,5 @@ const ROUTE_2: ToolDecl = ToolDecl {
     list_tool: None,
     idempotency: None,
     merged: &[],
+    handle: None,
 };

@@ -18,4 +18,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     list_tool: None,
     idempotency: None,
     merged: &[],
+    handle: None,
 };

@@ -28,4 +28,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     list_tool: None,
     idempotency: None,
     merged: &[],
+    handle: None,
 };

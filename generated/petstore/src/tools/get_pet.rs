@@ -28,4 +28,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     list_tool: Some("find_pets"),
     idempotency: None,
     merged: &[],
+    handle: None,
 };

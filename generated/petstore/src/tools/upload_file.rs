@@ -61,4 +61,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         forward_header: None,
     }),
     merged: &[],
+    handle: None,
 };

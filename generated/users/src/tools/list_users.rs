@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /users` (operationId `listUsers`).
 use mcp_gen_runtime::decl::*;
-/// List the users of the workspace, newest first. Pages: pass the cursor the previous page returned (`next_cursor` in the result) as `cursor`; a null cursor means the last page.
+/// List the users of the workspace, newest first. Pages: pass the previous page's `next_cursor` as `cursor` (valid ~15 min); a null `next_cursor` means the last page, a short page does not.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -52,4 +52,9 @@ pub const TOOL: ToolDecl = ToolDecl {
     list_tool: None,
     idempotency: None,
     merged: &[],
+    handle: Some(HandleDecl {
+        cursor: "cursor",
+        next: "/next_cursor",
+        ttl_secs: 900u64,
+    }),
 };

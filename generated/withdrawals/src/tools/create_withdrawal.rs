@@ -56,4 +56,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         forward_header: None,
     }),
     merged: &[],
+    handle: None,
 };

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /withdrawals` (operationId `listWithdrawals`).
 use mcp_gen_runtime::decl::*;
-/// List withdrawals, newest first. Pages: pass the cursor the previous page returned (`next_cursor` in the result) as `starting_after`; a null cursor means the last page.
+/// List withdrawals, newest first. Pages: pass the previous page's `next_cursor` as `starting_after` (valid ~15 min); a null `next_cursor` means the last page, a short page does not.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
@@ -52,4 +52,9 @@ pub const TOOL: ToolDecl = ToolDecl {
     list_tool: None,
     idempotency: None,
     merged: &[],
+    handle: Some(HandleDecl {
+        cursor: "starting_after",
+        next: "/next_cursor",
+        ttl_secs: 900u64,
+    }),
 };

@@ -1,0 +1,141 @@
+//! Pagination (CONTRACT H1, H2, H5): the sentence that says how to page, and next-page handles.
+//! When the overlay says where the next cursor is in the result (`paginate.next`) and the
+//! response schema has it, the server hands out signed `h1_…` handles in its place (runtime
+//! `handle.rs`): the cursor argument then takes a handle, its lifetime is stated, and the output
+//! schema says the field is a handle or null. Without `next` the cursor stays the upstream's own.
+
+use serde_json::{Value, json};
+
+use super::{Pagination, Tool};
+use crate::diag::{Diagnostic, Report, codes, escape_token, join_pointer, unescape_token};
+use crate::overlay::{Paginate, parse_duration};
+use crate::resolve::Defs;
+
+/// How long a handle stays valid when the overlay does not say (H2).
+pub const DEFAULT_TTL_SECS: u64 = 900;
+/// The longest handle the runtime hands out (`mcp_gen_runtime::handle::MAX_LEN`).
+pub const MAX_HANDLE_LEN: u64 = 2048;
+
+/// Sets the tool's pagination from the declaration: handles where the next cursor can be found,
+/// the cursor argument and the description saying how to page.
+pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs: &Defs, report: &mut Report) {
+    let ttl = match declared.handle_ttl.as_deref() {
+        None => default_ttl.unwrap_or(DEFAULT_TTL_SECS),
+        Some(text) => match parse_duration(text) {
+            Some(secs) if secs > 0 => secs,
+            _ => {
+                let mut d = Diagnostic::error(codes::OVERLAY, format!("handle_ttl `{text}` is not a duration"))
+                    .with_help("write a number and a unit: `90s`, `15m` or `1h`");
+                if let Some((file, pointer)) = &tool.declared {
+                    d = d.at(file, join_pointer(&join_pointer(pointer, "paginate"), "handle_ttl"));
+                }
+                report.push(d);
+                DEFAULT_TTL_SECS
+            }
+        },
+    };
+    let next = declared.next.as_deref().filter(|n| tool.output.as_ref().is_some_and(|o| reaches(o, n, defs)));
+    let handle_ttl_secs = next.map(|_| ttl);
+    let cursor = declared.cursor.clone();
+    if handle_ttl_secs.is_some()
+        && let Some(arg) = tool.args.iter_mut().find(|a| a.name == cursor)
+    {
+        let field = field_name(next.unwrap_or_default());
+        arg.schema = json!({
+            "type": "string",
+            "maxLength": MAX_HANDLE_LEN,
+            "description": format!("The `{field}` of the previous page, as returned (a handle, valid {}).", lifetime(ttl)),
+        });
+    }
+    let sentence = match (declared.next.as_deref(), handle_ttl_secs) {
+        (Some(n), Some(ttl)) => {
+            let field = field_name(n);
+            format!(
+                "Pages: pass the previous page's `{field}` as `{cursor}` (valid {}); a null `{field}` means the last page, a short page does not.",
+                lifetime(ttl)
+            )
+        }
+        (Some(n), None) => {
+            let field = field_name(n);
+            format!("Pages: pass the previous page's `{field}` as `{cursor}`; a null `{field}` means the last page.")
+        }
+        (None, _) => format!(
+            "Pages: pass the cursor the previous page returned as `{cursor}`; a null cursor means the last page."
+        ),
+    };
+    tool.description = format!("{} {sentence}", tool.description);
+    tool.pagination =
+        Some(Pagination { cursor, next: declared.next.clone(), limit: declared.limit.clone(), handle_ttl_secs });
+}
+
+/// `/next_cursor` → `next_cursor`, `/meta/next` → `meta.next`: how a description names it.
+fn field_name(pointer: &str) -> String {
+    pointer.trim_start_matches('/').split('/').map(unescape_token).collect::<Vec<_>>().join(".")
+}
+
+/// `~15 min`, as a description states a lifetime.
+fn lifetime(secs: u64) -> String {
+    format!("~{}", super::retry::span(secs))
+}
+
+/// Whether the response schema has a property at `pointer` (object properties only, through
+/// named shapes).
+fn reaches(output: &Value, pointer: &str, defs: &Defs) -> bool {
+    let Some(rest) = pointer.strip_prefix('/') else { return false };
+    let mut node = output;
+    for segment in rest.split('/').map(unescape_token) {
+        match defs.follow(node).get("properties").and_then(|p| p.get(&segment)) {
+            Some(next) => node = next,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// In an assembled output schema, the field at `pointer` described as a handle or null.
+/// Returns whether it was found.
+pub fn describe_in_output(schema: &mut Value, pointer: &str, ttl_secs: u64) -> bool {
+    let Some(rest) = pointer.strip_prefix('/') else { return false };
+    let mut at = String::new();
+    for segment in rest.split('/').map(unescape_token) {
+        // Through a local `$ref` into the schema's own `$defs`.
+        if let Some(target) = schema.pointer(&at).and_then(|n| n.get("$ref")).and_then(Value::as_str) {
+            match target.strip_prefix('#') {
+                Some(p) if p.starts_with("/$defs/") => at = p.to_owned(),
+                _ => return false,
+            }
+        }
+        at = format!("{at}/properties/{}", escape_token(&segment));
+        if schema.pointer(&at).is_none() {
+            return false;
+        }
+    }
+    match schema.pointer_mut(&at) {
+        Some(slot) => {
+            *slot = json!({
+                "type": ["string", "null"],
+                "description": format!("The handle of the next page (valid {}); null on the last page.", lifetime(ttl_secs)),
+            });
+            true
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_next_field_in_an_output_schema_becomes_a_handle() {
+        let mut s = json!({"type": "object", "properties": {
+            "items": {"type": "array"},
+            "meta": {"$ref": "#/$defs/Meta"}
+        }, "$defs": {"Meta": {"type": "object", "properties": {"next": {"type": "integer"}}}}});
+        assert!(describe_in_output(&mut s, "/meta/next", 900));
+        assert_eq!(s["$defs"]["Meta"]["properties"]["next"]["type"], json!(["string", "null"]));
+        assert!(!describe_in_output(&mut s, "/missing", 900));
+        assert_eq!(field_name("/meta/next"), "meta.next");
+        assert_eq!(lifetime(900), "~15 min");
+    }
+}

@@ -1,0 +1,124 @@
+//! Next-page handles end to end (CONTRACT H1–H5, M2): the generated invoices server, started as
+//! a real process against a real upstream on loopback that pages with its own cursors, driven
+//! with raw JSON-RPC over Streamable HTTP as two different callers. The model only ever sees
+//! signed `h1_…` handles; the upstream only ever sees its own cursors.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use axum::Json;
+use axum::extract::{Query, State};
+use axum::routing::get;
+use mcp_gen_runtime::handle::{HandleKey, mint};
+use mcp_gen_runtime::idempotency::caller_identity;
+use serde_json::{Value, json};
+
+const KEY: &str = "a shared handle key of 32+ characters, for the test";
+
+/// The cursors the upstream was asked for, in order (`None`: the first page).
+type Seen = Arc<Mutex<Vec<Option<String>>>>;
+
+fn invoice(n: u32) -> Value {
+    json!({"id": format!("inv_{n:04}"), "customer": "cus_1", "currency": "EUR", "status": "open",
+        "total": 100 * n, "due_date": null, "lines": [{"description": "Seat", "quantity": 1, "unit_amount": 100 * n}]})
+}
+
+/// Three invoices, two per page: cursor `cur_2` leads to the last page.
+async fn list(State(seen): State<Seen>, Query(q): Query<BTreeMap<String, String>>) -> Json<Value> {
+    let cursor = q.get("cursor").cloned();
+    seen.lock().unwrap().push(cursor.clone());
+    Json(match cursor.as_deref() {
+        None => json!({"items": [invoice(1), invoice(2)], "next_cursor": "cur_2"}),
+        _ => json!({"items": [invoice(3)], "next_cursor": null}),
+    })
+}
+
+fn upstream() -> (String, Seen) {
+    let seen: Seen = Arc::default();
+    let app = axum::Router::new().route("/v1/invoices", get(list)).with_state(seen.clone());
+    (format!("http://{}", support::serve_upstream(app)), seen)
+}
+
+fn start(upstream: &str, key: &str) -> support::Server {
+    support::serve_http(
+        &support::binary("invoices-mcp"),
+        &["--upstream", upstream],
+        &[("INVOICES_BEARER_TOKEN", "t"), ("INVOICES_HANDLE_KEY", key)],
+    )
+}
+
+/// One `tools/call` of `list_invoices` as a 2026-07-28 client sends it, with the caller's
+/// `Authorization`; the structured result, or the error body of an `isError` result.
+async fn list_invoices(url: &str, caller: &str, args: Value) -> Result<Value, Value> {
+    let reply = support::raw_tools_call(url, 1, "list_invoices", &args, &[("authorization", caller)]).await;
+    let result = &reply["result"];
+    if result["isError"] == true {
+        return Err(serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap());
+    }
+    // The text block carries the same JSON as structuredContent (T8).
+    let structured = result["structuredContent"].clone();
+    assert_eq!(serde_json::from_str::<Value>(result["content"][0]["text"].as_str().unwrap()).unwrap(), structured);
+    Ok(structured)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pages_are_followed_through_signed_handles_bound_to_tool_and_caller() {
+    mcp_gen_runtime::init_tls();
+    let (url, seen) = upstream();
+    // Two replicas with the same key, and one with another.
+    let (a, b, stranger) = (start(&url, KEY), start(&url, KEY), start(&url, "another key, also longer than 32 chars"));
+    let alice = "Bearer alice";
+
+    let first = list_invoices(&a.url, alice, json!({"limit": 2})).await.unwrap();
+    assert_eq!(first["items"].as_array().unwrap().len(), 2);
+    let handle = first["next_cursor"].as_str().unwrap().to_owned();
+    assert!(handle.starts_with("h1_") && !handle.contains("cur_2"), "{handle}");
+
+    // The handle opens on any replica sharing the key (M2); the upstream gets its own cursor.
+    let last = list_invoices(&b.url, alice, json!({"limit": 2, "cursor": handle})).await.unwrap();
+    assert_eq!(last["items"][0]["id"], "inv_0003");
+    assert_eq!(last["next_cursor"], Value::Null, "the last page says so (H5)");
+    assert_eq!(seen.lock().unwrap().clone(), [None, Some("cur_2".to_owned())]);
+
+    // Refused alike, without reaching the upstream: another caller's (H4), another key's, an
+    // edited one, and the upstream's raw cursor.
+    let mut edited = handle.clone();
+    edited.replace_range(5..6, if &handle[5..6] == "A" { "B" } else { "A" });
+    for (case, server, caller, cursor) in [
+        ("another caller", &a, "Bearer mallory", handle.as_str()),
+        ("another key", &stranger, alice, handle.as_str()),
+        ("edited", &a, alice, edited.as_str()),
+        ("raw cursor", &a, alice, "cur_2"),
+    ] {
+        let e = list_invoices(&server.url, caller, json!({"cursor": cursor})).await.unwrap_err();
+        assert_eq!(e["code"], "invalid_argument", "{case}: {e}");
+        assert_eq!(e["field"], "cursor", "{case}");
+        assert_eq!(e["retryable"], false, "{case}");
+        assert!(e["recovery"].as_str().unwrap().contains("without `cursor`"), "{case}: {e}");
+    }
+    assert_eq!(seen.lock().unwrap().len(), 2, "a refused handle reached the upstream");
+
+    // An expired handle is its own error, with the way to start over (H3).
+    let key = HandleKey::from_secret(KEY).unwrap();
+    let old = mint(&key, "list_invoices", &caller_identity(Some(alice)), 1_000, &json!("cur_2")).unwrap();
+    let e = list_invoices(&a.url, alice, json!({"cursor": old})).await.unwrap_err();
+    assert_eq!(e["code"], "handle_expired", "{e}");
+    assert_eq!(e["retryable"], false);
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn the_catalog_states_the_handle_and_its_lifetime() {
+    let catalog: Value =
+        serde_json::from_str(&std::fs::read_to_string(support::repo().join("generated/invoices/tools.json")).unwrap())
+            .unwrap();
+    let tool = catalog["tools"].as_array().unwrap().iter().find(|t| t["name"] == "list_invoices").unwrap();
+    let description = tool["description"].as_str().unwrap();
+    assert!(description.contains("valid ~15 min") && description.contains("null `next_cursor` means the last page"));
+    assert_eq!(tool["inputSchema"]["properties"]["cursor"]["type"], "string");
+    assert_eq!(tool["outputSchema"]["properties"]["next_cursor"]["type"], json!(["string", "null"]));
+}
