@@ -122,3 +122,34 @@ fn the_catalog_states_the_handle_and_its_lifetime() {
     assert_eq!(tool["inputSchema"]["properties"]["cursor"]["type"], "string");
     assert_eq!(tool["outputSchema"]["properties"]["next_cursor"]["type"], json!(["string", "null"]));
 }
+
+/// The invoices spec with `overlay` instead of its own.
+fn compile(overlay: &str) -> Result<mcp_gen::Output, mcp_gen::Report> {
+    let spec = std::fs::read_to_string(support::repo().join("specs/invoices/openapi.yaml")).unwrap();
+    let input = mcp_gen::Input {
+        spec: mcp_gen::SourceInput::Text { name: "openapi.yaml".into(), text: spec },
+        overlay: Some(mcp_gen::SourceInput::Text { name: "overlay.yaml".into(), text: overlay.into() }),
+    };
+    mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true))
+}
+
+#[test]
+fn a_cursor_without_a_known_next_stays_the_upstreams_and_a_bad_lifetime_is_located() {
+    let tool = |out: &mcp_gen::Output| out.catalog.tools.iter().find(|t| t.name == "list_invoices").cloned().unwrap();
+    // `next` names no field of the response: nothing to replace, so no handles.
+    let out = compile("mcp-gen: 1\ntools:\n  list_invoices:\n    operation: GET /v1/invoices\n    paginate: { cursor: cursor, next: /next_page }\n").unwrap();
+    let t = tool(&out);
+    assert_eq!(t.pagination.as_ref().unwrap().handle_ttl_secs, None);
+    let warned = out.diagnostics.diagnostics.iter().find(|d| d.message.contains("paginate.next `/next_page`")).unwrap();
+    assert_eq!(warned.location.as_ref().unwrap().pointer, "/tools/list_invoices/paginate/next");
+    assert_eq!(t.input_schema["properties"]["cursor"]["maxLength"], 512, "the spec's own cursor schema");
+    assert!(!t.description.contains("valid ~"), "{}", t.description);
+    // A lifetime of its own, and one that is not a duration.
+    let out = compile("mcp-gen: 1\ndefaults: { handle_ttl: 1h }\ntools:\n  list_invoices:\n    operation: GET /v1/invoices\n    paginate: { cursor: cursor, next: /next_cursor }\n").unwrap();
+    assert_eq!(tool(&out).pagination.unwrap().handle_ttl_secs, Some(3600));
+    assert!(tool(&out).description.contains("(valid ~1 h)"));
+    let report = compile("mcp-gen: 1\ntools:\n  list_invoices:\n    operation: GET /v1/invoices\n    paginate: { cursor: cursor, next: /next_cursor, handle_ttl: soon }\n").unwrap_err();
+    let d = report.diagnostics.iter().find(|d| d.message.contains("handle_ttl `soon`")).unwrap();
+    assert_eq!(d.location.as_ref().unwrap().pointer, "/tools/list_invoices/paginate/handle_ttl");
+    assert!(d.location.as_ref().unwrap().line.is_some(), "{d:?}");
+}

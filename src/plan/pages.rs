@@ -35,6 +35,17 @@ pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs
         },
     };
     let next = declared.next.as_deref().filter(|n| tool.output.as_ref().is_some_and(|o| reaches(o, n, defs)));
+    if let (Some(n), None) = (declared.next.as_deref(), next) {
+        let mut d = Diagnostic::warning(
+            codes::OVERLAY,
+            format!("paginate.next `{n}` of `{}` is not a field of its response: its cursors are passed on as they are, without handles", tool.name),
+        )
+        .with_help("point `next` at the response field that holds the next page's cursor, e.g. `/next_cursor`");
+        if let Some((file, pointer)) = &tool.declared {
+            d = d.at(file, join_pointer(&join_pointer(pointer, "paginate"), "next"));
+        }
+        report.push(d);
+    }
     let handle_ttl_secs = next.map(|_| ttl);
     let cursor = declared.cursor.clone();
     if handle_ttl_secs.is_some()
