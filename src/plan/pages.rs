@@ -40,7 +40,11 @@ pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs
             codes::OVERLAY,
             format!("paginate.next `{n}` of `{}` is not a field of its response: its cursors are passed on as they are, without handles", tool.name),
         )
-        .with_help("point `next` at the response field that holds the next page's cursor, e.g. `/next_cursor`");
+        .with_help(if n.starts_with('/') {
+            "point `next` at the response field that holds the next page's cursor, e.g. `/next_cursor`".to_owned()
+        } else {
+            format!("`next` is a JSON Pointer into the response: write `/{n}`")
+        });
         if let Some((file, pointer)) = &tool.declared {
             d = d.at(file, join_pointer(&join_pointer(pointer, "paginate"), "next"));
         }
