@@ -121,8 +121,7 @@ pub fn check(source: &Value, catalog: &Catalog) -> Fidelity {
     // routes are each checked against their own operation, in the one schema the tool has.
     let mut by_op: BTreeMap<(String, String), Vec<(&Tool, &Tool)>> = BTreeMap::new();
     for tool in &catalog.tools {
-        let routes: Vec<&Tool> = if tool.routes.is_empty() { vec![tool] } else { tool.routes.iter().collect() };
-        for route in routes {
+        for route in tool.calls() {
             by_op
                 .entry((route.operation.method.as_lower().to_owned(), route.operation.path.clone()))
                 .or_default()
@@ -373,7 +372,7 @@ impl<'c, 'a> Checker<'c, 'a> {
         let input = self.input;
         // A cursor the server hands out as a signed handle (H1): the model never sends the
         // upstream's value, the server does, as the upstream returned it.
-        if self.tool.pagination.as_ref().is_some_and(|p| p.handle_ttl_secs.is_some() && p.cursor == arg) {
+        if self.tool.pagination.as_ref().is_some_and(|p| p.handle().is_some() && p.cursor == arg) {
             self.out.not_applicable += 1;
             return;
         }

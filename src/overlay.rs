@@ -115,6 +115,18 @@ impl Forward {
 }
 
 /// A duration such as `90s`, `15m`, `24h` or `7d`, in seconds.
+/// A next-page handle's lifetime (`defaults.handle_ttl`, `paginate.handle_ttl`), or the
+/// diagnostic to place where it was written.
+pub fn handle_ttl(text: &str) -> Result<u64, Box<Diagnostic>> {
+    match parse_duration(text) {
+        Some(secs) if secs > 0 => Ok(secs),
+        _ => Err(Box::new(
+            Diagnostic::error(codes::OVERLAY, format!("handle_ttl `{text}` is not a duration"))
+                .with_help("write a number and a unit: `90s`, `15m` or `1h`"),
+        )),
+    }
+}
+
 pub fn parse_duration(text: &str) -> Option<u64> {
     let text = text.trim();
     let split = text.find(|c: char| !c.is_ascii_digit())?;
@@ -496,13 +508,9 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
         }
     }
     if let Some(ttl) = &overlay.defaults.handle_ttl {
-        match parse_duration(ttl) {
-            Some(secs) if secs > 0 => intents.handle_ttl_secs = Some(secs),
-            _ => report.push(
-                Diagnostic::error(codes::OVERLAY, format!("handle_ttl `{ttl}` is not a duration"))
-                    .at(file, "/defaults/handle_ttl")
-                    .with_help("write a number and a unit: `90s`, `15m` or `1h`"),
-            ),
+        match handle_ttl(ttl) {
+            Ok(secs) => intents.handle_ttl_secs = Some(secs),
+            Err(d) => report.push(d.at(file, "/defaults/handle_ttl")),
         }
     }
     if let Some(forward) = &overlay.defaults.idempotency_forward {
@@ -603,7 +611,7 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
                     in_spec: false,
                     route: 0,
                 });
-                merged_routes(api, file, name, tool, *index, &at, intents, report);
+                merged_routes(api, file, name, tool, *index, intents, report);
             }
             many => report.push(
                 Diagnostic::error(
@@ -638,20 +646,19 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
 
 /// The operations a tool's `merge` names, each declared as one more route of that tool. Each must
 /// be exactly one operation that nothing else declares or excludes.
-#[allow(clippy::too_many_arguments)]
 fn merged_routes(
     api: &Api,
     file: &str,
     name: &str,
     tool: &ToolOverlay,
     main: usize,
-    at: &str,
     intents: &mut Intents,
     report: &mut Report,
 ) {
+    let at = join_pointer("/tools", name);
     let mut seen = BTreeSet::from([main]);
     for (k, target) in tool.merge.iter().enumerate() {
-        let pointer = format!("{}/{k}", join_pointer(at, "merge"));
+        let pointer = format!("{}/{k}", join_pointer(&at, "merge"));
         let found = find_operation(api, target);
         let problem = match found.as_slice() {
             [] => Some((
@@ -686,7 +693,7 @@ fn merged_routes(
             name: Some(name.to_owned()),
             overlay: tool.clone(),
             file: file.to_owned(),
-            pointer: at.to_owned(),
+            pointer: at.clone(),
             in_spec: false,
             route: k + 1,
         });

@@ -121,6 +121,9 @@ fn the_catalog_states_the_handle_and_its_lifetime() {
     assert!(description.contains("valid ~15 min") && description.contains("null `next_cursor` means the last page"));
     assert_eq!(tool["inputSchema"]["properties"]["cursor"]["type"], "string");
     assert_eq!(tool["outputSchema"]["properties"]["next_cursor"]["type"], json!(["string", "null"]));
+    // The cursor argument admits exactly the handles the runtime hands out.
+    assert_eq!(tool["inputSchema"]["properties"]["cursor"]["maxLength"], mcp_gen_runtime::handle::MAX_LEN);
+    assert_eq!(mcp_gen::plan::pages::MAX_HANDLE_LEN, mcp_gen_runtime::handle::MAX_LEN as u64);
 }
 
 /// The invoices spec with `overlay` instead of its own.

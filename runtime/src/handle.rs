@@ -50,25 +50,19 @@ impl HandleKey {
         HandleKey(key)
     }
 
+    /// The MAC of `payload`; HMAC takes keys of any length, so there is always one.
+    fn mac(&self, payload: &[u8]) -> Option<Hmac<Sha256>> {
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).ok()?;
+        mac.update(payload);
+        Some(mac)
+    }
+
     fn tag(&self, payload: &[u8]) -> Vec<u8> {
-        // HMAC takes keys of any length; `new_from_slice` cannot fail for it.
-        match <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0) {
-            Ok(mut mac) => {
-                mac.update(payload);
-                mac.finalize().into_bytes()[..TAG].to_vec()
-            }
-            Err(_) => Vec::new(),
-        }
+        self.mac(payload).map(|m| m.finalize().into_bytes()[..TAG].to_vec()).unwrap_or_default()
     }
 
     fn verify(&self, payload: &[u8], tag: &[u8]) -> bool {
-        match <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0) {
-            Ok(mut mac) => {
-                mac.update(payload);
-                tag.len() == TAG && mac.verify_truncated_left(tag).is_ok()
-            }
-            Err(_) => false,
-        }
+        tag.len() == TAG && self.mac(payload).is_some_and(|m| m.verify_truncated_left(tag).is_ok())
     }
 }
 

@@ -138,7 +138,7 @@ fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantC
         .iter()
         .map(|t| ToolRow {
             name: t.name.clone(),
-            operations: t.operations().iter().map(|o| format!("{} {}", o.method, o.path)).collect(),
+            operations: t.operations().map(|o| format!("{} {}", o.method, o.path)).collect(),
             effect: match (t.annotations.read_only, t.annotations.destructive) {
                 (true, _) => "read-only",
                 (false, true) => "writes (destructive)",
@@ -190,7 +190,7 @@ fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantC
         "schemes": schemes,
         "excluded": excluded,
         "variants": variants.iter().map(variant_row).collect::<Vec<_>>(),
-        "handle_tools": catalog.tools.iter().filter(|t| t.pagination.as_ref().is_some_and(|p| p.handle_ttl_secs.is_some())).map(|t| t.name.clone()).collect::<Vec<_>>(),
+        "handle_tools": catalog.tools.iter().filter(|t| t.pagination.as_ref().and_then(|p| p.handle()).is_some()).map(|t| t.name.clone()).collect::<Vec<_>>(),
         "toolsets": catalog.toolsets.iter().map(|t| {
             let sub = crate::tokens::Tokens { tools: tokens.tools.iter().filter(|x| t.tools.contains(&x.name)).cloned().collect() };
             json!({"name": t.name, "description": t.description, "tools": t.tools, "tokens": sub.visible()})

@@ -190,24 +190,18 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
     doc.push(format!(" {effects} Input and output schemas: `tools.json`."));
     // A merged tool: its first operation is `TOOL`, the others `ROUTE_2`, `ROUTE_3`… (tried in
     // that order).
-    let (first, others): (&Tool, &[Tool]) = match tool.routes.split_first() {
-        Some((first, others)) => (first, others),
-        None => (tool, &[]),
-    };
+    let (first, others) = tool.calls().split_first().unwrap_or((tool, &[]));
     let route_idents: Vec<_> = (2..=others.len() + 1).map(|k| format_ident!("ROUTE_{}", k)).collect();
-    let handle = match &tool.pagination {
-        Some(p) => match (&p.next, p.handle_ttl_secs) {
-            (Some(next), Some(ttl)) => {
-                let (cursor, next) = (lit(&p.cursor), lit(next));
-                quote!(Some(HandleDecl { cursor: #cursor, next: #next, ttl_secs: #ttl }))
-            }
-            _ => quote!(None),
-        },
-        None => quote!(None),
+    let handle = match tool.pagination.as_ref().map(|p| (p.cursor.as_str(), p.handle())) {
+        Some((cursor, Some((next, ttl)))) => {
+            let (cursor, next) = (lit(cursor), lit(next));
+            quote!(Some(HandleDecl { cursor: #cursor, next: #next, ttl_secs: #ttl }))
+        }
+        _ => quote!(None),
     };
-    let main = decl(&tool.name, first, tool.list_tool.as_deref(), &tool.key, &route_idents, &handle);
+    let main = decl(&tool.name, first, tool.list_tool.as_deref(), &route_idents, &handle);
     let routes = others.iter().zip(&route_idents).enumerate().map(|(k, (route, ident))| {
-        let d = decl(&tool.name, route, None, &tool.key, &[], &quote!(None));
+        let d = decl(&tool.name, route, None, &[], &quote!(None));
         let doc = format!(" `{}`, operation {}: {}.", tool.name, k + 2, upstream(route));
         quote! {
             #[doc = #doc]
@@ -226,12 +220,12 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
     render(&header(catalog), tokens)
 }
 
-/// One operation's `ToolDecl` (a tool's, or one route's of a merged tool).
+/// One operation's `ToolDecl` (a tool's, or one route's of a merged tool: each route is keyed
+/// as the tool is).
 fn decl(
     name: &str,
     route: &Tool,
     list_tool: Option<&str>,
-    key_of_tool: &Option<crate::plan::retry::Key>,
     merged: &[proc_macro2::Ident],
     handle: &TokenStream,
 ) -> TokenStream {
@@ -285,7 +279,7 @@ fn decl(
         })
         .collect();
     let list_tool = opt(list_tool);
-    let idempotency = key(key_of_tool);
+    let idempotency = key(&route.key);
     quote! {
         ToolDecl {
             name: #name,

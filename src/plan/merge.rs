@@ -20,9 +20,6 @@ pub struct Route {
     pub order: usize,
     pub tool: Tool,
     pub report: Report,
-    /// The declaration gives a title; else the tool's name gives one (the first operation's
-    /// summary speaks for that operation only).
-    pub titled: bool,
 }
 
 /// Makes one tool of a merge's routes (at least one). Diagnostics about the declaration's
@@ -31,7 +28,6 @@ pub struct Route {
 pub fn combine(mut routes: Vec<Route>, report: &mut Report) -> Option<Tool> {
     routes.sort_by_key(|r| r.order);
     let (file, pointer) = routes.first()?.tool.declared.clone().unwrap_or_default();
-    let titled = routes.first().is_some_and(|r| r.titled);
     pass_on(&mut routes, &pointer, report);
     let mut tools: Vec<Tool> = routes.into_iter().map(|r| r.tool).collect();
     if tools.len() == 1 {
@@ -76,9 +72,6 @@ pub fn combine(mut routes: Vec<Route>, report: &mut Report) -> Option<Tool> {
         }
     }
     let mut merged = tools[0].clone();
-    if !titled {
-        merged.title = super::describe::humanize(&name);
-    }
     merged.args = args;
     merged.annotations.destructive = tools.iter().any(|t| t.annotations.destructive);
     merged.annotations.idempotent = tools.iter().all(|t| t.annotations.idempotent);

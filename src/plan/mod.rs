@@ -135,9 +135,14 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// What calls upstream: a merged tool's routes, or the tool itself.
+    pub fn calls(&self) -> &[Tool] {
+        if self.routes.is_empty() { std::slice::from_ref(self) } else { &self.routes }
+    }
+
     /// The operations this tool calls: its routes', or its own.
-    pub fn operations(&self) -> Vec<&OperationRef> {
-        if self.routes.is_empty() { vec![&self.operation] } else { self.routes.iter().map(|r| &r.operation).collect() }
+    pub fn operations(&self) -> impl Iterator<Item = &OperationRef> {
+        self.calls().iter().map(|r| &r.operation)
     }
 
     /// `GET /pets`, as diagnostics name an operation.
@@ -171,6 +176,14 @@ pub struct Pagination {
     /// How long a next-page handle stays valid, when the server hands out handles for the
     /// upstream's cursors (H1, H2).
     pub handle_ttl_secs: Option<u64>,
+}
+
+impl Pagination {
+    /// Where the server puts a handle in the result and how long it lasts, when it hands them
+    /// out (H1).
+    pub fn handle(&self) -> Option<(&str, u64)> {
+        Some((self.next.as_deref()?, self.handle_ttl_secs?))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -303,7 +316,6 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
                     order: intent.route,
                     tool: t,
                     report: own,
-                    titled: intent.overlay.title.is_some(),
                 });
             }
             None => {
@@ -568,7 +580,10 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, handle_ttl: Option<u64>, repor
     };
     let title = match (overlay.and_then(|o| o.title.clone()), behaviour) {
         (Some(t), _) => t,
+        // A split's behaviour, or a merge of several operations: one summary speaks for one
+        // operation only, so the tool's name gives the title.
         (None, Some(_)) => describe::humanize(&name),
+        (None, None) if overlay.is_some_and(|o| !o.merge.is_empty()) => describe::humanize(&name),
         (None, None) => describe::title(op, &name),
     };
     let (mut args, body, mut rest) = arguments(api, op, report);
@@ -661,7 +676,7 @@ fn toolsets(api: &Api, intents: &Intents, tools: &[Tool], report: &mut Report) -
         let mut names = BTreeSet::new();
         let from_op = |index: usize, names: &mut BTreeSet<String>| {
             let op = &api.operations[index];
-            let calls = |t: &&Tool| t.operations().iter().any(|o| o.method == op.method && o.path == op.path);
+            let calls = |t: &&Tool| t.operations().any(|o| o.method == op.method && o.path == op.path);
             for t in tools.iter().filter(calls) {
                 names.insert(t.name.clone());
             }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{Pagination, Tool};
 use crate::diag::{Diagnostic, Report, codes, escape_token, join_pointer, unescape_token};
-use crate::overlay::{Paginate, parse_duration};
+use crate::overlay::{Paginate, handle_ttl};
 use crate::resolve::Defs;
 
 /// How long a handle stays valid when the overlay does not say (H2).
@@ -19,24 +19,22 @@ pub const MAX_HANDLE_LEN: u64 = 2048;
 /// Sets the tool's pagination from the declaration: handles where the next cursor can be found,
 /// the cursor argument and the description saying how to page.
 pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs: &Defs, report: &mut Report) {
-    let ttl = match declared.handle_ttl.as_deref() {
+    // Where the declaration wrote `paginate.<field>`, for diagnostics.
+    let at = |tool: &Tool, d: Diagnostic, field: &str| match &tool.declared {
+        Some((file, pointer)) => d.at(file, join_pointer(&join_pointer(pointer, "paginate"), field)),
+        None => d,
+    };
+    let ttl = match declared.handle_ttl.as_deref().map(handle_ttl) {
         None => default_ttl.unwrap_or(DEFAULT_TTL_SECS),
-        Some(text) => match parse_duration(text) {
-            Some(secs) if secs > 0 => secs,
-            _ => {
-                let mut d = Diagnostic::error(codes::OVERLAY, format!("handle_ttl `{text}` is not a duration"))
-                    .with_help("write a number and a unit: `90s`, `15m` or `1h`");
-                if let Some((file, pointer)) = &tool.declared {
-                    d = d.at(file, join_pointer(&join_pointer(pointer, "paginate"), "handle_ttl"));
-                }
-                report.push(d);
-                DEFAULT_TTL_SECS
-            }
-        },
+        Some(Ok(secs)) => secs,
+        Some(Err(d)) => {
+            report.push(at(tool, *d, "handle_ttl"));
+            DEFAULT_TTL_SECS
+        }
     };
     let next = declared.next.as_deref().filter(|n| tool.output.as_ref().is_some_and(|o| reaches(o, n, defs)));
     if let (Some(n), None) = (declared.next.as_deref(), next) {
-        let mut d = Diagnostic::warning(
+        let d = Diagnostic::warning(
             codes::OVERLAY,
             format!("paginate.next `{n}` of `{}` is not a field of its response: its cursors are passed on as they are, without handles", tool.name),
         )
@@ -45,17 +43,13 @@ pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs
         } else {
             format!("`next` is a JSON Pointer into the response: write `/{n}`")
         });
-        if let Some((file, pointer)) = &tool.declared {
-            d = d.at(file, join_pointer(&join_pointer(pointer, "paginate"), "next"));
-        }
-        report.push(d);
+        report.push(at(tool, d, "next"));
     }
     let handle_ttl_secs = next.map(|_| ttl);
     let cursor = declared.cursor.clone();
-    if handle_ttl_secs.is_some()
+    if let Some(field) = next.map(field_name)
         && let Some(arg) = tool.args.iter_mut().find(|a| a.name == cursor)
     {
-        let field = field_name(next.unwrap_or_default());
         arg.schema = json!({
             "type": "string",
             "maxLength": MAX_HANDLE_LEN,

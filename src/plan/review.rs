@@ -37,9 +37,19 @@ fn source(target: &Target) -> Value {
     }
 }
 
-/// Where a tool (or one route of a merged tool) goes upstream: its operation, arguments, fixed
-/// and hidden ones, body and security.
-fn upstream(t: &Tool) -> Map<String, Value> {
+/// The operation a tool (or one route of a merged tool) calls.
+fn operation(t: &Tool) -> Value {
+    json!({
+        "method": t.operation.method.to_string(),
+        "path": t.operation.path,
+        "operationId": t.operation.operation_id,
+        "pointer": format!("#{}", t.operation.pointer),
+    })
+}
+
+/// Where a tool's (or one route's) arguments go upstream: arguments, fixed and hidden ones, body
+/// and security.
+fn mapping(t: &Tool, out: &mut Map<String, Value>) {
     let body = t.body.as_ref().map(|b| {
         json!({
             "mediaType": b.media_type,
@@ -48,28 +58,16 @@ fn upstream(t: &Tool) -> Map<String, Value> {
             "files": b.files,
         })
     });
-    let out = json!({
-        "operation": {
-            "method": t.operation.method.to_string(),
-            "path": t.operation.path,
-            "operationId": t.operation.operation_id,
-            "pointer": format!("#{}", t.operation.pointer),
-        },
-        "arguments": t.args.iter().map(|arg| json!({
-            "name": arg.name, "required": arg.required, "source": source(&arg.target),
-        })).collect::<Vec<_>>(),
-        "fixed": t.fixed.iter().map(|f| json!({
-            "source": source(&f.arg.target), "value": f.value,
-        })).collect::<Vec<_>>(),
-        "hidden": t.hidden.iter().map(|a| json!({"name": a.name, "source": source(&a.target)})).collect::<Vec<_>>(),
-        "extraArgumentsGoToBody": t.rest.is_some(),
-        "body": body,
-        "security": t.security,
-    });
-    match out {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
+    let args =
+        t.args.iter().map(|arg| json!({"name": arg.name, "required": arg.required, "source": source(&arg.target)}));
+    out.insert("arguments".to_owned(), args.collect());
+    let fixed = t.fixed.iter().map(|f| json!({"source": source(&f.arg.target), "value": f.value}));
+    out.insert("fixed".to_owned(), fixed.collect());
+    let hidden = t.hidden.iter().map(|a| json!({"name": a.name, "source": source(&a.target)}));
+    out.insert("hidden".to_owned(), hidden.collect());
+    out.insert("extraArgumentsGoToBody".to_owned(), json!(t.rest.is_some()));
+    out.insert("body".to_owned(), json!(body));
+    out.insert("security".to_owned(), json!(t.security));
 }
 
 /// The plan as JSON (stable key order, tools sorted by name). A merged tool also lists its
@@ -83,10 +81,7 @@ pub fn review(catalog: &Catalog) -> Value {
             let mut out = Map::new();
             out.insert("name".to_owned(), json!(t.name));
             out.insert("title".to_owned(), json!(t.title));
-            let mut mapping = upstream(t);
-            if let Some(op) = mapping.shift_remove("operation") {
-                out.insert("operation".to_owned(), op);
-            }
+            out.insert("operation".to_owned(), operation(t));
             out.insert(
                 "annotations".to_owned(),
                 json!({
@@ -94,7 +89,7 @@ pub fn review(catalog: &Catalog) -> Value {
                     "idempotentHint": a.idempotent, "openWorldHint": a.open_world,
                 }),
             );
-            out.extend(mapping);
+            mapping(t, &mut out);
             out.insert("idsFrom".to_owned(), json!(t.list_tool));
             out.insert("effects".to_owned(), t.effects.as_ref().map_or(Value::Null, effects));
             out.insert(
@@ -105,7 +100,13 @@ pub fn review(catalog: &Catalog) -> Value {
             );
             out.insert("retry".to_owned(), retry(t));
             if !t.routes.is_empty() {
-                out.insert("routes".to_owned(), t.routes.iter().map(|r| Value::Object(upstream(r))).collect());
+                let routes = t.routes.iter().map(|r| {
+                    let mut route = Map::new();
+                    route.insert("operation".to_owned(), operation(r));
+                    mapping(r, &mut route);
+                    Value::Object(route)
+                });
+                out.insert("routes".to_owned(), routes.collect());
             }
             Value::Object(out)
         })

@@ -94,28 +94,30 @@ const SPELLED_OUT: &[(&str, &str)] = &[
 ];
 
 /// The lowercase, singular words of a name or a text (`PageToken`, `page_token` and "page
-/// tokens" give the same words).
-fn words(text: &str) -> Vec<String> {
-    heck::ToSnakeCase::to_snake_case(text)
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(crate::plan::naming::singular)
-        .collect()
+/// tokens" give the same words), one whitespace-separated token at a time so a reader can stop
+/// at the first word it does not want.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split_whitespace().flat_map(|token| {
+        heck::ToSnakeCase::to_snake_case(token)
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(crate::plan::naming::singular)
+            .collect::<Vec<_>>()
+    })
 }
 
 /// Whether `description` says nothing that `name` (and `context`, such as the tool's name) does
 /// not: every word of it is filler or one of theirs. Words that qualify — units, formats,
 /// "only", "deprecated", a number — are never filler, so such a description is kept.
 pub fn restates(name: &str, description: &str, context: &str) -> bool {
-    let mut known = words(name);
-    known.extend(words(context));
+    let mut known: Vec<String> = words(name).chain(words(context)).collect();
     let spelled: Vec<String> = known
         .iter()
         .filter_map(|w| SPELLED_OUT.iter().find(|(short, _)| short == w).map(|(_, long)| (*long).to_owned()))
         .collect();
     known.extend(spelled);
-    let said = words(description);
-    !said.is_empty() && said.iter().all(|w| FILLER.contains(&w.as_str()) || known.contains(w))
+    let mut said = words(description).peekable();
+    said.peek().is_some() && said.all(|w| FILLER.contains(&w.as_str()) || known.contains(&w))
 }
 
 /// Removes the description of `schema` (the schema of property or argument `name`) when it only
@@ -123,14 +125,11 @@ pub fn restates(name: &str, description: &str, context: &str) -> bool {
 pub fn drop_restating(schema: &mut Value, name: &str, context: &str) {
     let Value::Object(map) = schema else { return };
     let Some(Value::String(d)) = map.get("description") else { return };
-    let (body, hint) = match d.find(describe::ID_HINT) {
-        Some(i) => (d[..i].trim(), Some(d[i..].trim().to_owned())),
-        None => (d.trim(), None),
-    };
+    let (body, hint) = split_hint(d);
     if !restates(name, body, context) {
         return;
     }
-    match hint {
+    match hint.map(str::to_owned) {
         Some(h) => {
             map.insert("description".to_owned(), Value::String(h));
         }
@@ -164,6 +163,14 @@ pub fn drop_implied_types(schema: &mut Value) {
     }
 }
 
+/// A description's text and the id hint at its end (D2), each trimmed.
+fn split_hint(d: &str) -> (&str, Option<&str>) {
+    match d.find(describe::ID_HINT) {
+        Some(i) => (d[..i].trim(), Some(d[i..].trim())),
+        None => (d.trim(), None),
+    }
+}
+
 /// One short sentence with nothing to clean: most descriptions, left as they are without work.
 fn already_brief(d: &str, max: usize) -> bool {
     d.len() <= max
@@ -176,11 +183,7 @@ fn already_brief(d: &str, max: usize) -> bool {
 
 /// The first sentence of `d` within `max` characters, keeping an id hint at its end.
 pub fn text(d: &str, max: usize) -> String {
-    const HINT: &str = describe::ID_HINT;
-    let (body, hint) = match d.find(HINT) {
-        Some(i) => (d[..i].trim(), Some(d[i..].trim())),
-        None => (d.trim(), None),
-    };
+    let (body, hint) = split_hint(d);
     // Spec text: markup and shouting cleaned, sentences that address the model left out (D3).
     let (kept, _) = describe::untrusted(&describe::clean(body));
     let first = describe::first_sentences(&kept, 1);

@@ -178,9 +178,7 @@ pub fn output_schema(tool: &Tool, prepared: &Prepared, budget: usize) -> (Option
         }
     }
     // The server hands out a handle, or null, where the upstream's next cursor was (H1).
-    if let Some(p) = &tool.pagination
-        && let (Some(next), Some(ttl)) = (&p.next, p.handle_ttl_secs)
-    {
+    if let Some((next, ttl)) = tool.pagination.as_ref().and_then(|p| p.handle()) {
         crate::plan::pages::describe_in_output(&mut schema, next, ttl);
     }
     (Some(schema), untrimmed)
