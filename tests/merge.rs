@@ -152,6 +152,34 @@ fn merged_operations_are_one_tool_with_their_arguments_together() {
 }
 
 #[test]
+fn every_merged_operation_says_where_its_ids_come_from() {
+    // A user by id, or a team member by team and user id; the team's members are listed by a
+    // merged list tool's second operation.
+    let spec = SPEC.replace(
+        "  /orgs/{id}/users:",
+        "  /teams/{team_id}/users/{user_id}:\n    get:\n      operationId: getTeamUser\n      summary: Get a team member\n      parameters:\n        - { name: team_id, in: path, required: true, schema: { type: string } }\n        - { name: user_id, in: path, required: true, schema: { type: string } }\n      responses: { \"200\": { description: ok, content: { application/json: { schema: { $ref: \"#/components/schemas/User\" } } } } }\n  /orgs/{id}/users:",
+    );
+    let overlay = OVERLAY.replace("merge: [getUserByEmail]", "merge: [getTeamUser]");
+    let input = Input {
+        spec: SourceInput::Text { name: "users.yaml".into(), text: spec },
+        overlay: Some(SourceInput::Text { name: "overlay.yaml".into(), text: overlay }),
+    };
+    let out = generate(&input, &settings()).unwrap();
+    let get = tool(&out, "get_user");
+    let lists: Vec<Option<&str>> = get.routes.iter().map(|r| r.list_tool.as_deref()).collect();
+    assert_eq!(lists, [Some("list_users"), Some("list_users")]);
+    assert_eq!(get.list_tool.as_deref(), Some("list_users"));
+    for arg in ["id", "user_id"] {
+        let d = get.input_schema["properties"][arg]["description"].as_str().unwrap_or_default();
+        assert!(d.contains("returned by list_users"), "{arg}: {d}");
+    }
+    // The emitted route declaration carries it: a 404 on it names list_users (E4).
+    let plan = mcp_gen::plan::review::review(&out.catalog);
+    let get = plan["tools"].as_array().unwrap().iter().find(|t| t["name"] == "get_user").unwrap();
+    assert_eq!(get["routes"][1]["idsFrom"], "list_users");
+}
+
+#[test]
 fn the_checker_finds_every_constraint_of_every_merged_operation() {
     let f = mcp_gen::fidelity::check_input(&input(OVERLAY), &settings()).unwrap();
     assert!(f.is_complete(), "{:?} {:?}", f.losses, f.invalid_schemas);

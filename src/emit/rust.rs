@@ -199,9 +199,9 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
         }
         _ => quote!(None),
     };
-    let main = decl(&tool.name, first, tool.list_tool.as_deref(), &route_idents, &handle);
+    let main = decl(&tool.name, first, first.list_tool.as_deref(), &route_idents, &handle);
     let routes = others.iter().zip(&route_idents).enumerate().map(|(k, (route, ident))| {
-        let d = decl(&tool.name, route, None, &[], &quote!(None));
+        let d = decl(&tool.name, route, route.list_tool.as_deref(), &[], &quote!(None));
         let doc = format!(" `{}`, operation {}: {}.", tool.name, k + 2, upstream(route));
         quote! {
             #[doc = #doc]

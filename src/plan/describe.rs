@@ -506,12 +506,14 @@ pub fn full_text(op: &Operation) -> String {
 pub fn description(op: &Operation, fallback: &str) -> String {
     let summary = op.summary.as_deref().map(clean).filter(|s| !s.is_empty());
     let body = op.description.as_deref().map(clean).filter(|s| !s.is_empty());
-    // D1: one sentence of purpose. A terse summary ("Get pet") gets the description's first
-    // sentence beside it when that says more.
+    // D1: one sentence of purpose. A terse summary ("Get pet") gives way to the description's
+    // first sentence when that says all the summary does and more ("Gets a pet by id or name."),
+    // and goes beside it when each says something the other does not.
     let first = |b: &str| sentence(&first_sentences(b, 1));
     let text = match (summary, body) {
         (Some(s), Some(b)) if s.split_whitespace().count() < 4 && !says_the_same(&s, &first(&b)) => {
-            format!("{} {}", sentence(&s), first(&b))
+            let first = first(&b);
+            if crate::schema::brief::restates(&first, &s, "") { first } else { format!("{} {first}", sentence(&s)) }
         }
         (Some(s), _) => sentence(&s),
         (None, Some(b)) => first(&b),
@@ -628,6 +630,31 @@ mod tests {
         let text = "First sentence here. Second sentence is longer than the rest of it.";
         assert_eq!(shorten(text, 30), "First sentence here.");
         assert_eq!(shorten("word ".repeat(10).trim(), 12), "word word…");
+    }
+
+    #[test]
+    fn a_terse_summary_gives_way_to_a_sentence_that_says_more() {
+        let op = |summary: &str, description: &str| Operation {
+            method: crate::resolve::Method::Post,
+            path: "/x".to_owned(),
+            operation_id: None,
+            summary: Some(summary.to_owned()),
+            description: Some(description.to_owned()),
+            tags: Vec::new(),
+            deprecated: false,
+            parameters: Vec::new(),
+            body: None,
+            success: None,
+            security: Vec::new(),
+            pointer: String::new(),
+            extensions: serde_json::Map::new(),
+        };
+        let d = description(&op("Disable a workflow", "Disables a workflow and sets its state. More."), "x");
+        assert_eq!(d, "Disables a workflow and sets its state.");
+        // Each says something the other does not: both stay.
+        let d = description(&op("Approve a withdrawal", "Moves the funds out."), "x");
+        assert_eq!(d, "Approve a withdrawal. Moves the funds out.");
+        assert_eq!(description(&op("Delete a pet", "Deletes a pet."), "x"), "Delete a pet.");
     }
 
     #[test]

@@ -902,41 +902,56 @@ fn as_base64(schema: &Value, media_type: Option<&str>) -> Value {
 
 /// D2: an id path parameter says which tool lists the ids, so the model does not guess them.
 fn link_ids(tools: &mut [Tool], defs: &Defs) {
+    // Each collection a tool lists (every route of a merged one), with the tool's name.
     let lists: Vec<(String, String)> = tools
         .iter()
-        .filter(|t| {
-            t.operation.method == Method::Get && !t.operation.path.ends_with('}') && returns_collection(t, defs)
+        .flat_map(|t| t.calls().iter().map(move |r| (r, &t.name)))
+        .filter(|(r, _)| {
+            r.operation.method == Method::Get && !r.operation.path.ends_with('}') && returns_collection(r, defs)
         })
-        .map(|t| (t.operation.path.clone(), t.name.clone()))
+        .map(|(r, name)| (r.operation.path.clone(), name.clone()))
         .collect();
-    for t in tools.iter_mut() {
-        let path = t.operation.path.clone();
-        let Some(param) = template_names(&path).pop() else { continue };
-        let Some(cut) = path.rfind(&format!("/{{{param}}}")) else { continue };
+    // The tool that lists the ids of `path`'s last parameter: the collection itself, else a
+    // search/find endpoint under it.
+    let list_for = |path: &str| -> Option<(String, String)> {
+        let param = template_names(path).pop()?;
+        let cut = path.rfind(&format!("/{{{param}}}"))?;
         let collection = &path[..cut];
-        // The collection itself, else a search/find endpoint under it.
         let exact = lists.iter().find(|(p, _)| p == collection);
         let under = || {
-            let mut c: Vec<&(String, String)> = lists
+            lists
                 .iter()
                 .filter(|(p, _)| {
                     p.starts_with(&format!("{collection}/"))
                         && !p[collection.len() + 1..].contains('/')
                         && !p.contains('{')
                 })
-                .collect();
-            c.sort_by(|a, b| a.1.cmp(&b.1));
-            c.first().copied()
+                .min_by(|a, b| a.1.cmp(&b.1))
         };
-        let Some((_, list_name)) = exact.or_else(under) else { continue };
-        if *list_name == t.name {
-            continue;
+        exact.or_else(under).map(|(_, list)| (param, list.clone()))
+    };
+    for t in tools.iter_mut() {
+        // Each operation a tool calls (a merged tool's every route, so a 404 on any of them
+        // names where its ids come from, E4); the hint goes on the tool's argument.
+        let single = t.routes.is_empty();
+        let tool_name = t.name.clone();
+        let mut hints = Vec::new();
+        for r in if single { std::slice::from_mut(t) } else { &mut t.routes[..] } {
+            let Some((param, list_name)) = list_for(&r.operation.path) else { continue };
+            if list_name == tool_name || list_name == r.name {
+                continue;
+            }
+            let arg = r.args.iter().find(|a| matches!(&a.target, Target::Path { name, .. } if *name == param));
+            hints.extend(arg.map(|a| (a.name.clone(), describe::id_hint(&list_name))));
+            r.list_tool = Some(list_name);
         }
-        t.list_tool = Some(list_name.clone());
-        let hint = describe::id_hint(list_name);
-        if let Some(arg) = t.args.iter_mut().find(|a| matches!(&a.target, Target::Path { name, .. } if *name == param))
-        {
-            add_hint(&mut arg.schema, &hint);
+        if !single {
+            t.list_tool = t.routes[0].list_tool.clone();
+        }
+        for (arg, hint) in hints {
+            if let Some(arg) = t.args.iter_mut().find(|a| a.name == arg) {
+                add_hint(&mut arg.schema, &hint);
+            }
         }
     }
     // Other `<noun>_id` arguments (a body's `user_id`): the tool that lists that noun, the one

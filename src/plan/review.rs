@@ -104,6 +104,7 @@ pub fn review(catalog: &Catalog) -> Value {
                     let mut route = Map::new();
                     route.insert("operation".to_owned(), operation(r));
                     mapping(r, &mut route);
+                    route.insert("idsFrom".to_owned(), json!(r.list_tool));
                     Value::Object(route)
                 });
                 out.insert("routes".to_owned(), routes.collect());
