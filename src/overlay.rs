@@ -72,6 +72,10 @@ pub struct Defaults {
     pub idempotency_forward: Option<String>,
     /// How long a next-page handle stays valid (CONTRACT H1, H2), e.g. `15m` (the default).
     pub handle_ttl: Option<String>,
+    /// Whether reads whose results say where the next page starts get next-page handles without
+    /// a `paginate` entry (a cursor argument the response hands back, such as `page_token` and
+    /// `next_page_token`); true when absent. A tool's own `paginate` always wins.
+    pub detect_pagination: Option<bool>,
 }
 
 /// Idempotency settings for the whole API, checked.
@@ -309,6 +313,8 @@ pub struct Intents {
     pub keys: KeyDefaults,
     /// `defaults.handle_ttl` in seconds, when the overlay sets it.
     pub handle_ttl_secs: Option<u64>,
+    /// `defaults.detect_pagination: false`: only `paginate` entries page with handles.
+    pub no_detected_pagination: bool,
     /// Indexes of the operations the overlay excludes.
     pub excluded: BTreeSet<usize>,
     /// Indexes of the operations the overlay keeps whatever T4 says.
@@ -507,6 +513,7 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
             ),
         }
     }
+    intents.no_detected_pagination = overlay.defaults.detect_pagination == Some(false);
     if let Some(ttl) = &overlay.defaults.handle_ttl {
         match handle_ttl(ttl) {
             Ok(secs) => intents.handle_ttl_secs = Some(secs),

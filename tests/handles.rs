@@ -156,3 +156,95 @@ fn a_cursor_without_a_known_next_stays_the_upstreams_and_a_bad_lifetime_is_locat
     assert_eq!(d.location.as_ref().unwrap().pointer, "/tools/list_invoices/paginate/handle_ttl");
     assert!(d.location.as_ref().unwrap().line.is_some(), "{d:?}");
 }
+
+#[test]
+fn a_read_whose_result_hands_back_its_cursor_pages_with_handles_without_a_paginate_entry() {
+    let tool = |out: &mcp_gen::Output| out.catalog.tools.iter().find(|t| t.name == "list_invoices").cloned().unwrap();
+    let declared = tool(&compile("mcp-gen: 1\ntools:\n  list_invoices:\n    operation: GET /v1/invoices\n    paginate: { cursor: cursor, next: /next_cursor, limit: limit }\n").unwrap());
+    // No overlay entry: `cursor` and the result's `next_cursor` are found, as declared.
+    let found = tool(&compile("mcp-gen: 1\n").unwrap());
+    assert_eq!(found.pagination, declared.pagination);
+    assert_eq!(found.pagination.as_ref().and_then(|p| p.handle()), Some(("/next_cursor", 900)));
+    assert_eq!(found.input_schema, declared.input_schema);
+    assert_eq!(found.description, declared.description);
+    // Turned off for the API: the cursor is the upstream's own again.
+    let off = tool(&compile("mcp-gen: 1\ndefaults: { detect_pagination: false }\n").unwrap());
+    assert_eq!(off.pagination, None);
+    assert_eq!(off.input_schema["properties"]["cursor"]["maxLength"], 512, "the spec's own cursor schema");
+    assert!(!off.description.contains("Pages:"), "{}", off.description);
+}
+
+/// The (cursor argument, next pointer) found for `GET /things` with these query parameters and
+/// this result schema, with no overlay.
+fn found(params: &str, result: Value) -> Option<(String, String)> {
+    let spec = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Things", "version": "1"},
+        "paths": {"/things": {"get": {
+            "operationId": "listThings",
+            "parameters": serde_json::from_str::<Value>(params).unwrap(),
+            "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": result}}}}
+        }}}
+    });
+    let input = mcp_gen::Input {
+        spec: mcp_gen::SourceInput::Text { name: "things.json".into(), text: spec.to_string() },
+        overlay: None,
+    };
+    let out = mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap();
+    let p = out.catalog.tools[0].pagination.clone()?;
+    Some((p.cursor, p.next?))
+}
+
+#[test]
+fn cursors_are_found_where_the_result_hands_them_back_and_nowhere_else() {
+    let q = |names: &[&str]| {
+        let ps: Vec<Value> =
+            names.iter().map(|n| json!({"name": n, "in": "query", "schema": {"type": "string"}})).collect();
+        Value::Array(ps).to_string()
+    };
+    let object = |props: Value| json!({"type": "object", "properties": props});
+    let s = json!({"type": ["string", "null"]});
+    let pair = |a: &str, b: &str| Some((a.to_owned(), b.to_owned()));
+    // Same name both ways (AWS), `next_` before it (Google, Box), a start_ prefix (Notion), one
+    // object down (Slack), under a `next…` object (HubSpot, Asana).
+    assert_eq!(
+        found(&q(&["NextToken"]), object(json!({"NextToken": s, "Items": {"type": "array"}}))),
+        pair("NextToken", "/NextToken")
+    );
+    assert_eq!(
+        found(&q(&["pageToken", "q"]), object(json!({"nextPageToken": s}))),
+        pair("pageToken", "/nextPageToken")
+    );
+    assert_eq!(found(&q(&["marker"]), object(json!({"next_marker": s}))), pair("marker", "/next_marker"));
+    assert_eq!(
+        found(&q(&["start_cursor"]), object(json!({"next_cursor": s, "has_more": {"type": "boolean"}}))),
+        pair("start_cursor", "/next_cursor")
+    );
+    assert_eq!(
+        found(&q(&["cursor"]), object(json!({"response_metadata": object(json!({"next_cursor": s}))}))),
+        pair("cursor", "/response_metadata/next_cursor")
+    );
+    assert_eq!(
+        found(
+            &q(&["after"]),
+            object(json!({"paging": object(json!({"next": object(json!({"after": s, "link": s}))}))}))
+        ),
+        pair("after", "/paging/next/after")
+    );
+    assert_eq!(
+        found(&q(&["offset"]), object(json!({"next_page": object(json!({"offset": s}))}))),
+        pair("offset", "/next_page/offset")
+    );
+    // Not a cursor: a `token` both ways is a credential; a name with no cursor word; two
+    // candidates; an integer page; an array result; a field deep in an item.
+    assert_eq!(found(&q(&["token"]), object(json!({"token": s}))), None);
+    assert_eq!(found(&q(&["name"]), object(json!({"next_name": s}))), None);
+    assert_eq!(found(&q(&["cursor", "page_token"]), object(json!({"next_cursor": s, "next_page_token": s}))), None);
+    assert_eq!(
+        found(&q(&["cursor"]), object(json!({"next_cursor": s, "meta": object(json!({"next_cursor": s}))}))),
+        None
+    );
+    let page = json!([{"name": "page", "in": "query", "schema": {"type": "integer"}}]).to_string();
+    assert_eq!(found(&page, object(json!({"next_page": {"type": "integer"}}))), None);
+    assert_eq!(found(&q(&["cursor"]), json!({"type": "array", "items": object(json!({"next_cursor": s}))})), None);
+}

@@ -310,7 +310,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
         match spec.intent.filter(|i| !i.overlay.merge.is_empty()) {
             Some(intent) => {
                 let mut own = Report::new();
-                let mut t = tool(api, spec, name, intents.handle_ttl_secs, &mut own);
+                let mut t = tool(api, spec, name, intents, &mut own);
                 retry::plan(&mut t, &intents.keys, &mut own);
                 merges.entry(t.name.clone()).or_default().push(merge::Route {
                     order: intent.route,
@@ -319,7 +319,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
                 });
             }
             None => {
-                let mut t = tool(api, spec, name, intents.handle_ttl_secs, report);
+                let mut t = tool(api, spec, name, intents, report);
                 retry::plan(&mut t, &intents.keys, report);
                 tools.push(t);
             }
@@ -518,7 +518,7 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
     out
 }
 
-fn tool(api: &Api, spec: &Spec<'_>, name: String, handle_ttl: Option<u64>, report: &mut Report) -> Tool {
+fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mut Report) -> Tool {
     let overlay = spec.intent.map(|i| &i.overlay);
     // The behaviour this tool is: an undeclared split's variant, or the one a declared tool
     // fixes (`fixed: {action: approve}`), whose `oneOf` branch then gives its fields.
@@ -637,10 +637,20 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, handle_ttl: Option<u64>, repor
         intent::apply(&mut tool, i, &api.defs, report);
     }
     tool.annotations = intent::annotations(&tool, tool.effects.as_ref());
-    if let Some(p) = spec.intent.and_then(|i| i.overlay.paginate.as_ref())
-        && tool.args.iter().any(|a| a.name == p.cursor)
-    {
-        pages::plan(&mut tool, p, handle_ttl, &api.defs, report);
+    // Declared pagination, else what the result shows (H1); a declaration naming no argument
+    // of the tool was reported with the overlay.
+    match spec.intent.and_then(|i| i.overlay.paginate.as_ref()) {
+        Some(p) if tool.args.iter().any(|a| a.name == p.cursor) => {
+            pages::plan(&mut tool, p, intents.handle_ttl_secs, &api.defs, report);
+        }
+        Some(_) => {}
+        // A merged tool's operations would each page their own way: only declared there.
+        None if intents.no_detected_pagination || spec.intent.is_some_and(|i| !i.overlay.merge.is_empty()) => {}
+        None => {
+            if let Some(p) = pages::detect(&tool, &api.defs) {
+                pages::plan(&mut tool, &p, intents.handle_ttl_secs, &api.defs, report);
+            }
+        }
     }
     tool
 }

@@ -77,6 +77,84 @@ pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs
         Some(Pagination { cursor, next: declared.next.clone(), limit: declared.limit.clone(), handle_ttl_secs });
 }
 
+/// Words that make an argument a cursor: opaque state the upstream hands out for the next page.
+const CURSOR_WORDS: &[&str] = &["cursor", "token", "marker", "continuation"];
+/// Words that say a name is about pages.
+const PAGE_WORDS: &[&str] = &["next", "page", "pagination", "paging", "continuation"];
+
+/// Finds, without an overlay, the pagination of a read whose result says where the next page
+/// starts, so its cursors become handles too (H1): a string argument whose cursor the response
+/// hands back in a string field of the same name (`NextToken` → `NextToken`), of the name with
+/// `next` before it (`page_token` → `next_page_token`, `start_cursor` → `next_cursor`), at the
+/// top or one object down (`response_metadata.next_cursor`), or under a `next…` object
+/// (`after` → `paging.next.after`, `offset` → `next_page.offset`). Only an unambiguous match
+/// counts: one such argument and one such field.
+pub fn detect(tool: &Tool, defs: &Defs) -> Option<Paginate> {
+    if !tool.annotations.read_only {
+        return None;
+    }
+    let fields = string_fields(tool.output.as_ref()?, defs);
+    let mut found = tool.args.iter().filter(|a| is_string(&a.schema, defs)).filter_map(|arg| {
+        let words = snake(&arg.name);
+        let has = |list: &[&str]| words.split('_').any(|w| list.contains(&w));
+        let cursorish = has(CURSOR_WORDS);
+        // The same name both ways only where the name says it is about pages (`NextToken`);
+        // a `token` both ways is more likely a credential.
+        let paging = cursorish && has(PAGE_WORDS);
+        let stem = words.strip_prefix("start_").or_else(|| words.strip_prefix("starting_")).unwrap_or(&words);
+        let mut at = fields.iter().filter(|(_, parent, leaf)| {
+            let leaf = snake(leaf);
+            let next_of = leaf == format!("next_{stem}") || leaf == format!("next_{words}");
+            let under_next = snake(parent).split('_').next() == Some("next") && leaf == words;
+            (cursorish && next_of) || (paging && leaf == words) || under_next
+        });
+        match (at.next(), at.next()) {
+            (Some((pointer, ..)), None) => Some((arg, pointer.clone())),
+            _ => None,
+        }
+    });
+    let (arg, next) = match (found.next(), found.next()) {
+        (Some(one), None) => one,
+        _ => return None,
+    };
+    const LIMITS: &[&str] = &["limit", "page_size", "per_page", "max_results", "max_items", "count"];
+    let limit = tool.args.iter().find(|a| LIMITS.contains(&snake(&a.name).as_str())).map(|a| a.name.clone());
+    Some(Paginate { cursor: arg.name.clone(), next: Some(next), limit, handle_ttl: None })
+}
+
+fn snake(name: &str) -> String {
+    heck::ToSnakeCase::to_snake_case(name)
+}
+
+/// Whether a schema takes strings only (a `type` of `string`, or `string` and `null`).
+fn is_string(schema: &Value, defs: &Defs) -> bool {
+    match defs.follow(schema).get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null"),
+        _ => false,
+    }
+}
+
+/// The string fields of an object result, at the top and one or two objects down: (JSON
+/// Pointer, the property holding it or "", its name).
+fn string_fields(output: &Value, defs: &Defs) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(output, String::new(), String::new(), 0)];
+    while let Some((schema, pointer, parent, depth)) = stack.pop() {
+        let Some(props) = defs.follow(schema).get("properties").and_then(Value::as_object) else { continue };
+        for (name, prop) in props {
+            let here = join_pointer(&pointer, name);
+            if is_string(prop, defs) {
+                out.push((here.clone(), parent.clone(), name.clone()));
+            } else if depth < 2 {
+                stack.push((prop, here, name.clone(), depth + 1));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// `/next_cursor` → `next_cursor`, `/meta/next` → `meta.next`: how a description names it.
 fn field_name(pointer: &str) -> String {
     pointer.trim_start_matches('/').split('/').map(unescape_token).collect::<Vec<_>>().join(".")
