@@ -88,3 +88,28 @@ fn allowed_codes_are_checked() {
     let found = findings(&dir.join("openapi.json"), &dir.join("overlay.json"));
     assert!(found.is_empty(), "{found:?}");
 }
+
+#[test]
+fn markup_in_any_text_the_model_reads_is_a_finding() {
+    // Every text is cleaned when the plan is made, so this plants markup after it: what a
+    // wording of mcp-gen's own that slipped past cleaning would look like.
+    let spec = mcp_gen::cli::repo_specs(&repo()).unwrap().into_iter().find(|s| s.name == "invoices").unwrap();
+    let mut catalog = generate(&spec.input, &spec.settings).unwrap().catalog;
+    assert!(mcp_gen::lint::lint(&catalog, "openapi.yaml").is_empty());
+    let tool = catalog.tools.iter_mut().find(|t| t.name == "list_invoices").unwrap();
+    tool.description.push_str(" Pass the `next_cursor`.");
+    tool.input_schema["properties"]["limit"]["description"] = serde_json::json!("At most **100**.");
+    let found: Vec<String> = mcp_gen::lint::lint(&catalog, "openapi.yaml")
+        .into_iter()
+        .filter(|d| d.code == "D1-description")
+        .map(|d| d.message)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "`list_invoices` /description holds markup (a code span)",
+            "`list_invoices` /inputSchema/properties/limit/description holds markup (strong emphasis)"
+        ],
+        "{found:?}"
+    );
+}

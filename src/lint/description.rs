@@ -2,6 +2,7 @@
 
 use super::{Context, Rule};
 use crate::diag::Diagnostic;
+use crate::plan::describe;
 
 pub struct Description;
 
@@ -15,6 +16,17 @@ impl Rule for Description {
     }
 
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        // Plain text only: every text is cleaned when the plan is made, so markup here comes
+        // from mcp-gen's own wording or an overlay path that skipped cleaning.
+        let flag = |text: &str| describe::markup(text).map(|kind| vec![kind.to_owned()]).unwrap_or_default();
+        out.extend(super::each_text(ctx.catalog, flag, |tool, pointer, kind| {
+            ctx.at_tool(
+                Diagnostic::warning(CODE, format!("`{}` {pointer} holds markup ({kind})", tool.name)).with_help(
+                    "write plain text: clients show descriptions as they are and the model pays for markup in tokens",
+                ),
+                tool,
+            )
+        }));
         for tool in &ctx.catalog.tools {
             let len = tool.description.chars().count();
             if tool.description.trim().is_empty() {

@@ -128,6 +128,49 @@ pub fn check_against(catalog: &Catalog, checked_in: &str) -> Vec<Diagnostic> {
     out
 }
 
+/// Runs `flag` on every text the model reads of each tool — its description and each
+/// description in its input and output schemas — and reports each finding with `report(tool,
+/// where, finding)`. Shared shapes repeat their descriptions in every tool that reaches them:
+/// each distinct text is judged once per slice of tools, slices on every core.
+pub fn each_text(
+    catalog: &Catalog,
+    flag: impl Fn(&str) -> Vec<String> + Sync,
+    report: impl Fn(&Tool, &str, String) -> Diagnostic + Sync,
+) -> Vec<Diagnostic> {
+    let found = crate::par::map_slices(&catalog.tools, |tools| {
+        let mut clean: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        let mut out = Vec::new();
+        for tool in tools {
+            let schemas = [("/inputSchema", Some(&tool.input_schema)), ("/outputSchema", tool.output_schema.as_ref())];
+            let mut texts = vec![("", tool.description.as_str())];
+            for (at, schema) in schemas {
+                let mut found = Vec::new();
+                if let Some(schema) = schema {
+                    schema_texts(schema, &mut found);
+                }
+                texts.extend(found.into_iter().map(|t| (at, t)));
+            }
+            for (at, text) in texts {
+                if clean.contains(text) {
+                    continue;
+                }
+                let flagged = flag(text);
+                if flagged.is_empty() {
+                    clean.insert(text);
+                    continue;
+                }
+                let pointer = match schemas.iter().find(|(a, _)| *a == at).and_then(|(_, s)| *s) {
+                    Some(schema) => text_pointer(schema, at, text),
+                    None => "/description".to_owned(),
+                };
+                out.extend(flagged.into_iter().map(|f| report(tool, &pointer, f)));
+            }
+        }
+        out
+    });
+    found.into_iter().flatten().collect()
+}
+
 /// Every `description` string in schema position of a schema (a property *named*
 /// `description` is a schema, not text). Pointers are not built here: large catalogs hold
 /// millions of nodes; [`text_pointer`] finds one when a text is reported.

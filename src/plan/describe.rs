@@ -459,6 +459,80 @@ fn decode_entities(s: &str) -> String {
     out
 }
 
+/// The markup left in a text that should be plain (D1): a code span, strong emphasis, a
+/// link, an HTML tag or a heading; `None` when there is none. What [`clean`] leaves never
+/// counts (it keeps a lone `<`, `*.json` and `a*b`).
+pub fn markup(text: &str) -> Option<&'static str> {
+    if text.contains('`') {
+        return Some("a code span");
+    }
+    if text.contains("**") {
+        return Some("strong emphasis");
+    }
+    if text.contains("](") {
+        return Some("a link");
+    }
+    // Only elements nobody writes as a placeholder: `<branch name>` and `<id>` are prose.
+    const ELEMENTS: &[&str] = &[
+        "a",
+        "b",
+        "i",
+        "u",
+        "s",
+        "p",
+        "br",
+        "hr",
+        "em",
+        "strong",
+        "code",
+        "pre",
+        "div",
+        "span",
+        "ul",
+        "ol",
+        "li",
+        "tr",
+        "td",
+        "th",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "img",
+        "sup",
+        "sub",
+        "small",
+        "blockquote",
+        "tt",
+        "kbd",
+        "del",
+        "ins",
+        "font",
+        "center",
+        "iframe",
+        "script",
+        "style",
+    ];
+    let tag = text.match_indices('<').any(|(i, _)| {
+        let rest = text[i + 1..].strip_prefix('/').unwrap_or(&text[i + 1..]);
+        let len = rest.chars().take_while(char::is_ascii_alphanumeric).count();
+        let after = rest[len..].trim_start_matches(' ');
+        ELEMENTS.contains(&rest[..len].to_ascii_lowercase().as_str())
+            && (after.starts_with('>')
+                || after.starts_with("/>")
+                || (rest[len..].starts_with(' ') && after.split('<').next().is_some_and(|r| r.contains('>'))))
+    });
+    if tag {
+        return Some("an HTML tag");
+    }
+    if text.trim_start().starts_with("# ") || text.contains("## ") {
+        return Some("a heading");
+    }
+    None
+}
+
 /// Cuts at the last sentence end within `max` characters (or the last word, with an ellipsis).
 pub fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -599,6 +673,32 @@ mod tests {
         assert_eq!(clean("__Activity name:__ x. Update a **[listItem][]**."), "Activity name: x. Update a listItem.");
         assert_eq!(clean("| A | B |</br>|---|---|</br>| 1 | 2 |"), "A; B. 1; 2.");
         assert_eq!(clean("before the closing `</body>` tag"), "before the closing /body tag");
+    }
+
+    #[test]
+    fn markup_is_found_and_clean_text_has_none() {
+        for (text, kind) in [
+            ("Pass the `next_cursor`.", "a code span"),
+            ("A **bold** claim.", "strong emphasis"),
+            ("See [docs](https://x.example).", "a link"),
+            ("Line<br/>break", "an HTML tag"),
+            ("a <b>pet</b>", "an HTML tag"),
+            ("<p class=\"x\">Pets", "an HTML tag"),
+            ("## Notes", "a heading"),
+        ] {
+            assert_eq!(markup(text), Some(kind), "{text}");
+            assert_eq!(markup(&clean(text)), None, "{text} → {}", clean(text));
+        }
+        for plain in [
+            "when a<b and more text",
+            "a < b > c",
+            "refs/heads/<branch name> or <id>",
+            "Use */*, a*b, 5 * 3 and *.json.",
+            "*|BRAND:LOGO|*",
+            "#1 in C#",
+        ] {
+            assert_eq!(markup(plain), None, "{plain}");
+        }
     }
 
     #[test]

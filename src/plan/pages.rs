@@ -53,24 +53,24 @@ pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs
         arg.schema = json!({
             "type": "string",
             "maxLength": MAX_HANDLE_LEN,
-            "description": format!("The `{field}` of the previous page, as returned (a handle, valid {}).", lifetime(ttl)),
+            "description": format!("The {field} of the previous page, as returned (a handle, valid {}).", lifetime(ttl)),
         });
     }
     let sentence = match (declared.next.as_deref(), handle_ttl_secs) {
         (Some(n), Some(ttl)) => {
             let field = field_name(n);
             format!(
-                "Pages: pass the previous page's `{field}` as `{cursor}` (valid {}); a null `{field}` means the last page, a short page does not.",
+                "Pages: pass the previous page's {field} as {cursor} (valid {}); a null {field} means the last page, a short page does not.",
                 lifetime(ttl)
             )
         }
         (Some(n), None) => {
             let field = field_name(n);
-            format!("Pages: pass the previous page's `{field}` as `{cursor}`; a null `{field}` means the last page.")
+            format!("Pages: pass the previous page's {field} as {cursor}; a null {field} means the last page.")
         }
-        (None, _) => format!(
-            "Pages: pass the cursor the previous page returned as `{cursor}`; a null cursor means the last page."
-        ),
+        (None, _) => {
+            format!("Pages: pass the cursor the previous page returned as {cursor}; a null cursor means the last page.")
+        }
     };
     tool.description = format!("{} {sentence}", tool.description);
     tool.pagination =

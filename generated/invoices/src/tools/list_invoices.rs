@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /v1/invoices`.
 use mcp_gen_runtime::decl::*;
-/// List invoices, newest first. Pages: pass the previous page's `next_cursor` as `cursor` (valid ~15 min); a null `next_cursor` means the last page, a short page does not.
+/// List invoices, newest first. Pages: pass the previous page's next_cursor as cursor (valid ~15 min); a null next_cursor means the last page, a short page does not.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

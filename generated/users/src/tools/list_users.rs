@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /users` (operationId `listUsers`).
 use mcp_gen_runtime::decl::*;
-/// List the users of the workspace, newest first. Pages: pass the previous page's `next_cursor` as `cursor` (valid ~15 min); a null `next_cursor` means the last page, a short page does not.
+/// List the users of the workspace, newest first. Pages: pass the previous page's next_cursor as cursor (valid ~15 min); a null next_cursor means the last page, a short page does not.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `GET /withdrawals` (operationId `listWithdrawals`).
 use mcp_gen_runtime::decl::*;
-/// List withdrawals, newest first. Pages: pass the previous page's `next_cursor` as `starting_after` (valid ~15 min); a null `next_cursor` means the last page, a short page does not.
+/// List withdrawals, newest first. Pages: pass the previous page's next_cursor as starting_after (valid ~15 min); a null next_cursor means the last page, a short page does not.
 ///
 /// Read-only. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
