@@ -463,13 +463,27 @@ fn decode_entities(s: &str) -> String {
 /// link, an HTML tag or a heading; `None` when there is none. What [`clean`] leaves never
 /// counts (it keeps a lone `<`, `*.json` and `a*b`).
 pub fn markup(text: &str) -> Option<&'static str> {
-    if text.contains('`') {
+    // `x`: a backtick, then text that is not only blanks, then a backtick.
+    let code = enclosed(text, "`").any(|inside| !inside.trim().is_empty() && !inside.contains('\n'));
+    if code {
         return Some("a code span");
     }
-    if text.contains("**") {
+    // **x**: no blank just inside either pair (`** -23 **` and `***` are not emphasis).
+    let strong = enclosed(text, "**")
+        .any(|inside| !inside.is_empty() && !inside.starts_with([' ', '*']) && !inside.ends_with([' ', '*']));
+    if strong {
         return Some("strong emphasis");
     }
-    if text.contains("](") {
+    // [label](target): a target without blanks, brackets or braces (`[a-z]([-a-z]{0,61})` is a
+    // pattern).
+    let link = text.match_indices("](").any(|(i, _)| {
+        let target = text[i + 2..].split(')').next().unwrap_or_default();
+        text[i + 2..].contains(')')
+            && !target.is_empty()
+            && !target.contains(|c: char| c.is_whitespace() || "[]{}()".contains(c))
+            && text[..i].contains('[')
+    });
+    if link {
         return Some("a link");
     }
     // Only elements nobody writes as a placeholder: `<branch name>` and `<id>` are prose.
@@ -531,6 +545,14 @@ pub fn markup(text: &str) -> Option<&'static str> {
         return Some("a heading");
     }
     None
+}
+
+/// The texts between pairs of `delim` (the first and second, the third and fourth…); an
+/// unpaired last one encloses nothing.
+fn enclosed<'a>(text: &'a str, delim: &str) -> impl Iterator<Item = &'a str> {
+    let pieces: Vec<&str> = text.split(delim).collect();
+    let pairs = pieces.len().saturating_sub(1) / 2;
+    (0..pairs).map(move |k| pieces[2 * k + 1])
 }
 
 /// Cuts at the last sentence end within `max` characters (or the last word, with an ellipsis).
@@ -679,6 +701,7 @@ mod tests {
     fn markup_is_found_and_clean_text_has_none() {
         for (text, kind) in [
             ("Pass the `next_cursor`.", "a code span"),
+            ("a `b` c `d", "a code span"),
             ("A **bold** claim.", "strong emphasis"),
             ("See [docs](https://x.example).", "a link"),
             ("Line<br/>break", "an HTML tag"),
@@ -696,6 +719,11 @@ mod tests {
             "Use */*, a*b, 5 * 3 and *.json.",
             "*|BRAND:LOGO|*",
             "#1 in C#",
+            "product ID *** or another",
+            "Details: ** -23 ** is too long",
+            "Content of a #hashtag``, not including it",
+            "one ` and no other",
+            "must match [a-z]([-a-z0-9_.]{0,61}[a-z0-9])?.",
         ] {
             assert_eq!(markup(plain), None, "{plain}");
         }

@@ -11,10 +11,10 @@ pub const MAX_LEN: usize = 64;
 /// The name an operation gets before collisions are resolved.
 pub fn base_name(op: &Operation) -> String {
     let raw = match &op.operation_id {
-        Some(id) => {
+        Some(id) => namespaced(id).unwrap_or_else(|| {
             let snake = id.to_snake_case();
             restated(&snake, op.method, &op.path).unwrap_or(snake)
-        }
+        }),
         None => from_route(op.method, &op.path),
     };
     fit(&sanitize(&raw))
@@ -116,6 +116,56 @@ const VERBS: &[&str] = &[
     "upload",
     "validate",
 ];
+
+/// Verbs of namespaced operationIds besides [`VERBS`] and [`ACTIONS`] (Google's `insert`,
+/// `patch`, `watch`).
+const METHOD_VERBS: &[&str] = &["insert", "patch", "watch"];
+
+/// Words that start a qualifier rather than a noun (`list-for-repo`).
+const PREPOSITIONS: &[&str] = &["for", "in", "on", "by", "to", "from", "with", "of", "at"];
+
+/// A namespaced operationId whose verb comes after the namespace (GitHub's `issues/create`,
+/// `repos/list-branches`; Google's and Slack's `youtube.activities.list`, `admin.apps.approve`)
+/// turned verb first (T1): `create_issue`, `list_repo_branches`, `list_youtube_activities`,
+/// `approve_admin_app`. The namespace stays as the noun, singular unless the verb lists, and is
+/// not repeated when the rest already names it (`issues/list-comments` → `list_issue_comments`,
+/// `repos/get-repo-rule` → `get_repo_rule`). `None` when the id has no namespace or its last
+/// part does not start with a verb.
+fn namespaced(id: &str) -> Option<String> {
+    let parts: Vec<Vec<String>> = id
+        .split(['.', '/'])
+        .filter(|p| !p.is_empty())
+        .map(|p| p.to_snake_case().split('_').filter(|w| !w.is_empty()).map(str::to_owned).collect::<Vec<_>>())
+        .filter(|words| !words.is_empty())
+        .collect();
+    let (last, namespace) = parts.split_last()?;
+    let verb = last.first()?.as_str();
+    if namespace.is_empty() || !(VERBS.contains(&verb) || ACTIONS.contains(&verb) || METHOD_VERBS.contains(&verb)) {
+        return None;
+    }
+    let rest = &last[1..];
+    // Versions (`v1`, `2`) and `api` say nothing about the resource.
+    let mut nouns: Vec<String> = namespace
+        .iter()
+        .flatten()
+        .filter(|w| !is_noise(w) && !w.chars().all(|c| c.is_ascii_digit()))
+        .cloned()
+        .collect();
+    let qualifier = rest.first().is_some_and(|w| PREPOSITIONS.contains(&w.as_str()));
+    // The namespace names a collection: one item unless the verb lists them, or unless a noun
+    // of the rest follows (`list_repo_branches`).
+    let one = verb != "list" || (!rest.is_empty() && !qualifier);
+    if one && let Some(noun) = nouns.last_mut() {
+        *noun = singular(noun);
+    }
+    let said = |noun: &str| rest.iter().any(|w| singular(w) == singular(noun));
+    if nouns.last().is_some_and(|n| said(n)) {
+        nouns.clear();
+    }
+    let words: Vec<&str> =
+        std::iter::once(verb).chain(nouns.iter().map(String::as_str)).chain(rest.iter().map(String::as_str)).collect();
+    (words.len() > 1).then(|| words.join("_"))
+}
 
 /// An operationId that only spells out the HTTP method and the path (Stripe's
 /// `PostCustomersCustomer`, Box's `post_storage_policy_assignments`) names its verb after the
@@ -366,6 +416,34 @@ mod tests {
         ];
         for (id, method, path, want) in cases {
             assert_eq!(restated(id, method, path).as_deref(), want, "{id}");
+        }
+    }
+
+    #[test]
+    fn namespaced_ids_put_their_verb_first() {
+        for (id, want) in [
+            ("issues/create", Some("create_issue")),
+            ("issues/list", Some("list_issues")),
+            ("pulls/get", Some("get_pull")),
+            ("issues/list-for-repo", Some("list_issues_for_repo")),
+            ("repos/list-branches", Some("list_repo_branches")),
+            ("issues/list-comments-for-repo", Some("list_issue_comments_for_repo")),
+            ("repos/get-repo-rule", Some("get_repo_rule")),
+            ("checks/create-suite", Some("create_check_suite")),
+            ("youtube.activities.list", Some("list_youtube_activities")),
+            ("drive.files.get", Some("get_drive_file")),
+            ("admin.apps.approve", Some("approve_admin_app")),
+            ("youtube.videos.insert", Some("insert_youtube_video")),
+            ("v1.0.getUsers", Some("get_users")),
+            // No namespace, or no verb at the end: as written.
+            ("listPets", None),
+            ("search/code", None),
+            ("chat.postMessage", None),
+            ("compute.instances.aggregatedList", None),
+            ("/create", None),
+            ("v1/list", None),
+        ] {
+            assert_eq!(namespaced(id).as_deref(), want, "{id}");
         }
     }
 
