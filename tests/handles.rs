@@ -118,7 +118,7 @@ fn the_catalog_states_the_handle_and_its_lifetime() {
             .unwrap();
     let tool = catalog["tools"].as_array().unwrap().iter().find(|t| t["name"] == "list_invoices").unwrap();
     let description = tool["description"].as_str().unwrap();
-    assert!(description.contains("valid ~15 min") && description.contains("null `next_cursor` means the last page"));
+    assert!(description.contains("valid ~15 min") && description.contains("null next_cursor means the last page"));
     assert_eq!(tool["inputSchema"]["properties"]["cursor"]["type"], "string");
     assert_eq!(tool["outputSchema"]["properties"]["next_cursor"]["type"], json!(["string", "null"]));
     // The cursor argument admits exactly the handles the runtime hands out.
@@ -167,6 +167,12 @@ fn a_read_whose_result_hands_back_its_cursor_pages_with_handles_without_a_pagina
     assert_eq!(found.pagination.as_ref().and_then(|p| p.handle()), Some(("/next_cursor", 900)));
     assert_eq!(found.input_schema, declared.input_schema);
     assert_eq!(found.description, declared.description);
+    // Renamed for the model: still the upstream's `cursor` that `next_cursor` hands back.
+    let renamed = tool(&compile("mcp-gen: 1\ntools:\n  list_invoices:\n    operation: GET /v1/invoices\n    params:\n      cursor: { rename: page }\n").unwrap());
+    assert_eq!(
+        renamed.pagination.as_ref().map(|p| (p.cursor.as_str(), p.handle())),
+        Some(("page", Some(("/next_cursor", 900))))
+    );
     // Turned off for the API: the cursor is the upstream's own again.
     let off = tool(&compile("mcp-gen: 1\ndefaults: { detect_pagination: false }\n").unwrap());
     assert_eq!(off.pagination, None);

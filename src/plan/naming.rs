@@ -11,7 +11,7 @@ pub const MAX_LEN: usize = 64;
 /// The name an operation gets before collisions are resolved.
 pub fn base_name(op: &Operation) -> String {
     let raw = match &op.operation_id {
-        Some(id) => namespaced(id).unwrap_or_else(|| {
+        Some(id) => namespaced(id).or_else(|| rpc_path(id, &op.path)).unwrap_or_else(|| {
             let snake = id.to_snake_case();
             restated(&snake, op.method, &op.path).unwrap_or(snake)
         }),
@@ -165,6 +165,16 @@ fn namespaced(id: &str) -> Option<String> {
     let words: Vec<&str> =
         std::iter::once(verb).chain(nouns.iter().map(String::as_str)).chain(rest.iter().map(String::as_str)).collect();
     (words.len() > 1).then(|| words.join("_"))
+}
+
+/// An operationId that spells out a dotted RPC path (Slack's `admin_apps_approve` for
+/// `POST /admin.apps.approve`): the path's namespaces, verb first, as [`namespaced`] reads them.
+fn rpc_path(id: &str, path: &str) -> Option<String> {
+    let method = path.trim_matches('/');
+    if method.contains('/') || !method.contains('.') || id.to_snake_case() != method.replace('.', "_").to_snake_case() {
+        return None;
+    }
+    namespaced(method)
 }
 
 /// An operationId that only spells out the HTTP method and the path (Stripe's
@@ -445,6 +455,15 @@ mod tests {
         ] {
             assert_eq!(namespaced(id).as_deref(), want, "{id}");
         }
+    }
+
+    #[test]
+    fn ids_that_spell_a_dotted_rpc_path_are_read_as_it() {
+        assert_eq!(rpc_path("admin_apps_approve", "/admin.apps.approve").as_deref(), Some("approve_admin_app"));
+        assert_eq!(rpc_path("conversations_list", "/conversations.list").as_deref(), Some("list_conversations"));
+        assert_eq!(rpc_path("chat_postMessage", "/chat.postMessage"), None);
+        assert_eq!(rpc_path("approveApp", "/admin.apps.approve"), None);
+        assert_eq!(rpc_path("pets_list", "/pets/list"), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Pagination, Tool};
+use super::{Pagination, Target, Tool};
 use crate::diag::{Diagnostic, Report, codes, escape_token, join_pointer, unescape_token};
 use crate::overlay::{Paginate, handle_ttl};
 use crate::resolve::Defs;
@@ -95,7 +95,12 @@ pub fn detect(tool: &Tool, defs: &Defs) -> Option<Paginate> {
     }
     let fields = string_fields(tool.output.as_ref()?, defs);
     let mut found = tool.args.iter().filter(|a| is_string(&a.schema, defs)).filter_map(|arg| {
-        let words = snake(&arg.name);
+        // The upstream's name: the response names its cursor after that, not after an
+        // overlay's rename.
+        let words = snake(match &arg.target {
+            Target::Query { name, .. } | Target::Header { name, .. } | Target::BodyField { name } => name,
+            _ => &arg.name,
+        });
         let has = |list: &[&str]| words.split('_').any(|w| list.contains(&w));
         let cursorish = has(CURSOR_WORDS);
         // The same name both ways only where the name says it is about pages (`NextToken`);
