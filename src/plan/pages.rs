@@ -86,7 +86,7 @@ const PAGE_WORDS: &[&str] = &["next", "page", "pagination", "paging", "continuat
 /// starts, so its cursors become handles too (H1): a string argument whose cursor the response
 /// hands back in a string field of the same name (`NextToken` → `NextToken`), of the name with
 /// `next` before it (`page_token` → `next_page_token`, `start_cursor` → `next_cursor`), at the
-/// top or one object down (`response_metadata.next_cursor`), or under a `next…` object
+/// top or up to two objects down (`response_metadata.next_cursor`), or under a `next…` object
 /// (`after` → `paging.next.after`, `offset` → `next_page.offset`). Only an unambiguous match
 /// counts: one such argument and one such field.
 pub fn detect(tool: &Tool, defs: &Defs) -> Option<Paginate> {
