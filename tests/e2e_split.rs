@@ -59,6 +59,10 @@ async fn split_tools_send_their_fixed_value_and_toolsets_have_their_own_endpoint
 
     // The review toolset: four tools, and only those can be called.
     let review = ().serve(transport(format!("{}/review", server.url.trim_end_matches('/')))).await.unwrap();
+    // Its instructions say which toolset this is, in plain text.
+    let instructions = review.peer_info().unwrap().instructions.clone().unwrap_or_default();
+    assert!(instructions.contains("\n\nThis endpoint serves the review toolset: "), "{instructions}");
+    assert_eq!(mcp_gen::plan::describe::markup(&instructions), None, "{instructions}");
     let listed = review.list_all_tools().await.unwrap();
     assert_eq!(names(&listed), ["approve_withdrawal", "get_withdrawal", "list_withdrawals", "reject_withdrawal"]);
     let approve = listed.iter().find(|t| t.name == "approve_withdrawal").unwrap();

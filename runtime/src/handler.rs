@@ -227,7 +227,8 @@ impl Handler {
         let allowed: Vec<bool> = self.0.entries.iter().map(|e| set.tools.contains(&e.decl.name)).collect();
         let tools = self.0.tools.iter().zip(&allowed).filter(|(_, a)| **a).map(|(t, _)| t.clone()).collect();
         let instructions = match (self.0.server.instructions, set.description) {
-            (Some(i), Some(d)) => Some(format!("{i}\n\nThis endpoint serves the `{}` toolset: {d}", set.name)),
+            // Plain text, as every text the model reads (D1).
+            (Some(i), Some(d)) => Some(format!("{i}\n\nThis endpoint serves the {} toolset: {d}", set.name)),
             (Some(i), None) => Some(i.to_owned()),
             (None, d) => d.map(str::to_owned),
         };
