@@ -98,7 +98,7 @@ async fn pages_are_followed_through_signed_handles_bound_to_tool_and_caller() {
         assert_eq!(e["code"], "invalid_argument", "{case}: {e}");
         assert_eq!(e["field"], "cursor", "{case}");
         assert_eq!(e["retryable"], false, "{case}");
-        assert!(e["recovery"].as_str().unwrap().contains("without `cursor`"), "{case}: {e}");
+        assert!(e["recovery"].as_str().unwrap().contains("without cursor"), "{case}: {e}");
     }
     assert_eq!(seen.lock().unwrap().len(), 2, "a refused handle reached the upstream");
 

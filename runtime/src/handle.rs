@@ -100,9 +100,9 @@ pub fn open(
     let refused = || {
         ToolError::new(
             codes::INVALID_ARGUMENT,
-            format!("invalid argument `{arg}`: not a handle `{tool}` returned to this caller"),
+            format!("invalid argument {arg}: not a handle {tool} returned to this caller"),
             format!(
-                "Pass the next-page value of `{tool}`'s previous result exactly as returned, or call `{tool}` without `{arg}` for the first page; do not build or edit handles."
+                "Pass the next-page value of {tool}'s previous result exactly as returned, or call {tool} without {arg} for the first page; do not build or edit handles."
             ),
         )
         .field(arg)
@@ -124,8 +124,8 @@ pub fn open(
     if now_ms / 1000 >= expires {
         return Err(ToolError::new(
             codes::HANDLE_EXPIRED,
-            format!("`{arg}` is a handle that expired; the pages it led to are no longer held"),
-            format!("Call `{tool}` again without `{arg}` to start from the first page, then follow the new handles."),
+            format!("the handle in {arg} expired; the pages it led to are no longer held"),
+            format!("Call {tool} again without {arg} to start from the first page, then follow the new handles."),
         )
         .field(arg));
     }
@@ -187,7 +187,7 @@ mod tests {
         let expired = open(&key(), "list_invoices", "sha256:ab", NOW + 60_000, "cursor", &h).unwrap_err();
         assert_eq!(expired.code, "handle_expired");
         assert!(!expired.retryable);
-        assert!(expired.recovery.contains("without `cursor`"), "{}", expired.recovery);
+        assert!(expired.recovery.contains("without cursor to start"), "{}", expired.recovery);
     }
 
     #[test]
@@ -211,7 +211,12 @@ mod tests {
             let e = open(key, tool, caller, NOW, "cursor", handle).unwrap_err();
             assert_eq!(e.code, codes::INVALID_ARGUMENT, "{case}");
             assert_eq!(e.field.as_deref(), Some("cursor"), "{case}");
-            assert!(e.message.contains("not a handle `"), "{case}: {}", e.message);
+            // The same words whoever's handle it was (H4).
+            assert_eq!(
+                e.message,
+                format!("invalid argument cursor: not a handle {tool} returned to this caller"),
+                "{case}"
+            );
         }
     }
 

@@ -162,7 +162,7 @@ fn unavailable(e: &StoreError) -> ToolError {
 fn reused(key: &str) -> ToolError {
     ToolError::new(
         codes::IDEMPOTENCY_KEY_REUSED,
-        format!("idempotency_key `{key}` was already used for a call with other arguments"),
+        format!("idempotency_key \"{key}\" was already used for a call with other arguments"),
         "Use a new idempotency_key for a new intent; reuse a key only to retry the identical call.",
     )
     .field("idempotency_key")

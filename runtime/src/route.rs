@@ -22,10 +22,10 @@ pub fn choose(tool: &'static ToolDecl, args: &Map<String, Value>) -> Result<&'st
     if let Some(route) = routes.iter().find(|r| takes_all(r, args)) {
         let missing: Vec<&str> =
             route.args.iter().filter(|a| a.required && !args.contains_key(a.name)).map(|a| a.name).collect();
-        let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+        let list = missing.join(", ");
         let mut err = ToolError::new(
             codes::INVALID_ARGUMENT,
-            format!("invalid argument: `{}` needs {list} with these arguments", tool.name),
+            format!("invalid argument: {} needs {list} with these arguments", tool.name),
             format!("Add {list}, or call again with the arguments of one way: {ways}."),
         );
         if let Some(first) = missing.first() {
@@ -33,14 +33,14 @@ pub fn choose(tool: &'static ToolDecl, args: &Map<String, Value>) -> Result<&'st
         }
         return Err(err);
     }
-    let own: Vec<String> = args
+    let own: Vec<&str> = args
         .keys()
         .filter(|k| !routes.iter().all(|r| r.args.iter().any(|a| a.name == k.as_str())))
-        .map(|k| format!("`{k}`"))
+        .map(String::as_str)
         .collect();
     Err(ToolError::new(
         codes::INVALID_ARGUMENT,
-        format!("invalid argument: {} do not combine in one call of `{}`", own.join(" and "), tool.name),
+        format!("invalid argument: {} do not combine in one call of {}", own.join(" and "), tool.name),
         format!("Call again with the arguments of only one way: {ways}."),
     ))
 }
@@ -116,7 +116,7 @@ mod tests {
     fn arguments_of_two_operations_do_not_combine() {
         let e = choose(&FIND, &args(json!({"status": "sold", "tags": ["a"]}))).unwrap_err();
         assert_eq!(e.code, codes::INVALID_ARGUMENT);
-        assert!(e.message.contains("`status` and `tags` do not combine"), "{}", e.message);
+        assert!(e.message.contains("status and tags do not combine in one call of find_pets"), "{}", e.message);
         assert!(e.recovery.contains("status | tags"), "{}", e.recovery);
         assert!(!e.retryable);
     }
