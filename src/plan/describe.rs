@@ -763,19 +763,9 @@ mod tests {
     #[test]
     fn a_terse_summary_gives_way_to_a_sentence_that_says_more() {
         let op = |summary: &str, description: &str| Operation {
-            method: crate::resolve::Method::Post,
-            path: "/x".to_owned(),
-            operation_id: None,
             summary: Some(summary.to_owned()),
             description: Some(description.to_owned()),
-            tags: Vec::new(),
-            deprecated: false,
-            parameters: Vec::new(),
-            body: None,
-            success: None,
-            security: Vec::new(),
-            pointer: String::new(),
-            extensions: serde_json::Map::new(),
+            ..Operation::bare(crate::resolve::Method::Post, "/x")
         };
         let d = description(&op("Disable a workflow", "Disables a workflow and sets its state. More."), "x");
         assert_eq!(d, "Disables a workflow and sets its state.");

@@ -140,6 +140,11 @@ impl Tool {
         if self.routes.is_empty() { std::slice::from_ref(self) } else { &self.routes }
     }
 
+    /// [`Tool::calls`], to change them.
+    pub fn calls_mut(&mut self) -> &mut [Tool] {
+        if self.routes.is_empty() { std::slice::from_mut(self) } else { &mut self.routes }
+    }
+
     /// The operations this tool calls: its routes', or its own.
     pub fn operations(&self) -> impl Iterator<Item = &OperationRef> {
         self.calls().iter().map(|r| &r.operation)
@@ -307,7 +312,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
     // combined (overlay `merge`).
     let mut merges: BTreeMap<String, Vec<merge::Route>> = BTreeMap::new();
     for (spec, name) in specs.iter().zip(names) {
-        match spec.intent.filter(|i| !i.overlay.merge.is_empty()) {
+        match spec.merged() {
             Some(intent) => {
                 let mut own = Report::new();
                 let mut t = tool(api, spec, name, intents, &mut own);
@@ -422,6 +427,11 @@ impl Spec<'_> {
             (Some(s), Some(v)) => s.variants[v].name.clone(),
             _ => naming::base_name(self.op),
         }
+    }
+
+    /// The declaration, when it merges this operation with others into one tool (overlay `merge`).
+    fn merged(&self) -> Option<&crate::overlay::ToolIntent> {
+        self.intent.filter(|i| !i.overlay.merge.is_empty())
     }
 
     /// The operationId as written, when the derived name replaced its verb (see `naming::id_name`).
@@ -583,7 +593,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
         // A split's behaviour, or a merge of several operations: one summary speaks for one
         // operation only, so the tool's name gives the title.
         (None, Some(_)) => describe::humanize(&name),
-        (None, None) if overlay.is_some_and(|o| !o.merge.is_empty()) => describe::humanize(&name),
+        (None, None) if spec.merged().is_some() => describe::humanize(&name),
         (None, None) => describe::title(op, &name),
     };
     let (mut args, body, mut rest) = arguments(api, op, report);
@@ -645,7 +655,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
         }
         Some(_) => {}
         // A merged tool's operations would each page their own way: only declared there.
-        None if intents.no_detected_pagination || spec.intent.is_some_and(|i| !i.overlay.merge.is_empty()) => {}
+        None if intents.no_detected_pagination || spec.merged().is_some() => {}
         None => {
             if let Some(p) = pages::detect(&tool, &api.defs) {
                 pages::plan(&mut tool, &p, intents.handle_ttl_secs, &api.defs, report);
@@ -943,10 +953,9 @@ fn link_ids(tools: &mut [Tool], defs: &Defs) {
     for t in tools.iter_mut() {
         // Each operation a tool calls (a merged tool's every route, so a 404 on any of them
         // names where its ids come from, E4); the hint goes on the tool's argument.
-        let single = t.routes.is_empty();
         let tool_name = t.name.clone();
         let mut hints = Vec::new();
-        for r in if single { std::slice::from_mut(t) } else { &mut t.routes[..] } {
+        for r in t.calls_mut() {
             let Some((param, list_name)) = list_for(&r.operation.path) else { continue };
             if list_name == tool_name || list_name == r.name {
                 continue;
@@ -955,7 +964,7 @@ fn link_ids(tools: &mut [Tool], defs: &Defs) {
             hints.extend(arg.map(|a| (a.name.clone(), describe::id_hint(&list_name))));
             r.list_tool = Some(list_name);
         }
-        if !single {
+        if !t.routes.is_empty() {
             t.list_tool = t.routes[0].list_tool.clone();
         }
         for (arg, hint) in hints {

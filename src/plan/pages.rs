@@ -107,11 +107,11 @@ pub fn detect(tool: &Tool, defs: &Defs) -> Option<Paginate> {
         // a `token` both ways is more likely a credential.
         let paging = cursorish && has(PAGE_WORDS);
         let stem = words.strip_prefix("start_").or_else(|| words.strip_prefix("starting_")).unwrap_or(&words);
+        let (next_stem, next_words) = (format!("next_{stem}"), format!("next_{words}"));
         let mut at = fields.iter().filter(|(_, parent, leaf)| {
-            let leaf = snake(leaf);
-            let next_of = leaf == format!("next_{stem}") || leaf == format!("next_{words}");
-            let under_next = snake(parent).split('_').next() == Some("next") && leaf == words;
-            (cursorish && next_of) || (paging && leaf == words) || under_next
+            let next_of = *leaf == next_stem || *leaf == next_words;
+            let under_next = parent.split('_').next() == Some("next") && *leaf == words;
+            (cursorish && next_of) || (paging && *leaf == words) || under_next
         });
         match (at.next(), at.next()) {
             (Some((pointer, ..)), None) => Some((arg, pointer.clone())),
@@ -141,18 +141,19 @@ fn is_string(schema: &Value, defs: &Defs) -> bool {
 }
 
 /// The string fields of an object result, at the top and one or two objects down: (JSON
-/// Pointer, the property holding it or "", its name).
+/// Pointer, the property holding it or "", its name), names in snake case.
 fn string_fields(output: &Value, defs: &Defs) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     let mut stack = vec![(output, String::new(), String::new(), 0)];
+    // Parents are pushed in snake case already.
     while let Some((schema, pointer, parent, depth)) = stack.pop() {
         let Some(props) = defs.follow(schema).get("properties").and_then(Value::as_object) else { continue };
         for (name, prop) in props {
             let here = join_pointer(&pointer, name);
             if is_string(prop, defs) {
-                out.push((here.clone(), parent.clone(), name.clone()));
+                out.push((here, parent.clone(), snake(name)));
             } else if depth < 2 {
-                stack.push((prop, here, name.clone(), depth + 1));
+                stack.push((prop, here, snake(name), depth + 1));
             }
         }
     }

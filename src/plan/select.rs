@@ -134,19 +134,9 @@ mod tests {
 
     fn op(path: &str, deprecated: bool, ext: Option<&str>) -> Operation {
         Operation {
-            method: Method::Get,
-            path: path.to_owned(),
-            operation_id: None,
-            summary: None,
-            description: None,
-            tags: vec![],
             deprecated,
-            parameters: vec![],
-            body: None,
-            success: None,
-            security: vec![],
-            pointer: String::new(),
             extensions: ext.map(|k| [(k.to_owned(), Value::Bool(true))].into_iter().collect()).unwrap_or_default(),
+            ..Operation::bare(Method::Get, path)
         }
     }
 

@@ -185,6 +185,26 @@ pub struct Operation {
 }
 
 impl Operation {
+    /// An operation with nothing but its route, for tests to fill in.
+    #[cfg(test)]
+    pub fn bare(method: Method, path: &str) -> Self {
+        Operation {
+            method,
+            path: path.to_owned(),
+            operation_id: None,
+            summary: None,
+            description: None,
+            tags: Vec::new(),
+            deprecated: false,
+            parameters: Vec::new(),
+            body: None,
+            success: None,
+            security: Vec::new(),
+            pointer: String::new(),
+            extensions: Map::new(),
+        }
+    }
+
     /// `GET /pets/{id}`, for messages.
     pub fn label(&self) -> String {
         format!("{} {}", self.method, self.path)
