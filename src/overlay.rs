@@ -288,6 +288,12 @@ pub struct Paginate {
     pub cursor: String,
     /// JSON Pointer to the next cursor in the result, e.g. `/next_cursor`.
     pub next: Option<String>,
+    /// The next page's address comes in the `Link` header (`rel="next"`), not in the body, as
+    /// GitHub's, Meraki's and Mastodon's do. The result becomes `items` (the body) beside
+    /// `next_cursor`, a handle to that address's query, which the cursor argument takes back.
+    /// Replaces `next`.
+    #[serde(default)]
+    pub link_header: bool,
     /// The argument that limits the page size.
     pub limit: Option<String>,
     /// How long this tool's next-page handles stay valid, e.g. `15m`; `defaults.handle_ttl`

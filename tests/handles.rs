@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use axum::Json;
 use axum::extract::{Query, State};
 use axum::routing::get;
-use mcp_gen_runtime::handle::{HandleKey, mint};
+use mcp_gen_runtime::handle::{HandleKey, mint, open};
 use mcp_gen_runtime::idempotency::caller_identity;
 use serde_json::{Value, json};
 
@@ -37,10 +37,46 @@ async fn list(State(seen): State<Seen>, Query(q): Query<BTreeMap<String, String>
     })
 }
 
+/// The queries `GET /v1/invoices/{id}/events` was asked with, in order.
+type Queries = Arc<Mutex<Vec<BTreeMap<String, String>>>>;
+
+/// Three events, two per page, the next page's address in the `Link` header as GitHub writes
+/// it: the first page links to the second with an `after` cursor (and, carelessly, the bearer
+/// token the upstream was called with); the last page links back only.
+async fn events(
+    State(seen): State<Queries>,
+    headers: axum::http::HeaderMap,
+    Query(q): Query<BTreeMap<String, String>>,
+) -> (axum::http::HeaderMap, Json<Value>) {
+    seen.lock().unwrap().push(q.clone());
+    let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("").to_owned();
+    let event = |n: u32| json!({"id": format!("evt_{n}"), "type": "created", "created_at": "2026-01-01T00:00:00Z"});
+    let mut out = axum::http::HeaderMap::new();
+    let base = format!("http://{host}/v1/invoices/inv_00000000000001/events");
+    let (link, body) = match q.get("after").map(String::as_str) {
+        None => (
+            format!(
+                r#"<{base}?per_page=2&after=ZXZ0XzI%3D&access_token=t>; rel="next", <{base}?per_page=2&after=ZXZ0XzI%3D>; rel="last""#
+            ),
+            json!([event(1), event(2)]),
+        ),
+        Some(_) => (format!(r#"<{base}?per_page=2&before=ZXZ0XzM%3D>; rel="prev""#), json!([event(3)])),
+    };
+    out.insert("link", link.parse().unwrap());
+    (out, Json(body))
+}
+
 fn upstream() -> (String, Seen) {
+    let (url, seen, _) = upstream_with_events();
+    (url, seen)
+}
+
+fn upstream_with_events() -> (String, Seen, Queries) {
     let seen: Seen = Arc::default();
-    let app = axum::Router::new().route("/v1/invoices", get(list)).with_state(seen.clone());
-    (format!("http://{}", support::serve_upstream(app)), seen)
+    let queries: Queries = Arc::default();
+    let events = axum::Router::new().route("/v1/invoices/{id}/events", get(events)).with_state(queries.clone());
+    let app = axum::Router::new().route("/v1/invoices", get(list)).with_state(seen.clone()).merge(events);
+    (format!("http://{}", support::serve_upstream(app)), seen, queries)
 }
 
 fn start(upstream: &str, key: &str) -> support::Server {
@@ -54,7 +90,11 @@ fn start(upstream: &str, key: &str) -> support::Server {
 /// One `tools/call` of `list_invoices` as a 2026-07-28 client sends it, with the caller's
 /// `Authorization`; the structured result, or the error body of an `isError` result.
 async fn list_invoices(url: &str, caller: &str, args: Value) -> Result<Value, Value> {
-    let reply = support::raw_tools_call(url, 1, "list_invoices", &args, &[("authorization", caller)]).await;
+    call(url, caller, "list_invoices", args).await
+}
+
+async fn call(url: &str, caller: &str, tool: &str, args: Value) -> Result<Value, Value> {
+    let reply = support::raw_tools_call(url, 1, tool, &args, &[("authorization", caller)]).await;
     let result = &reply["result"];
     if result["isError"] == true {
         return Err(serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap());
@@ -109,6 +149,40 @@ async fn pages_are_followed_through_signed_handles_bound_to_tool_and_caller() {
     assert_eq!(e["code"], "handle_expired", "{e}");
     assert_eq!(e["retryable"], false);
     assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pages_announced_in_the_link_header_are_followed_through_handles() {
+    mcp_gen_runtime::init_tls();
+    let (url, _, queries) = upstream_with_events();
+    let server = start(&url, KEY);
+    let alice = "Bearer alice";
+    let args = json!({"invoice_id": "inv_00000000000001", "per_page": 2});
+
+    let first = call(&server.url, alice, "list_invoice_events", args.clone()).await.unwrap();
+    assert_eq!(first["items"].as_array().unwrap().len(), 2, "{first}");
+    let handle = first["next_cursor"].as_str().unwrap().to_owned();
+    assert!(handle.starts_with("h1_"), "{handle}");
+    // A handle's payload is readable: it holds the next link's query, never a credential.
+    let key = HandleKey::from_secret(KEY).unwrap();
+    let opened = open(&key, "list_invoice_events", &caller_identity(Some(alice)), 0, "after", &handle).unwrap();
+    assert_eq!(opened.cursor, "per_page=2&after=ZXZ0XzI%3D");
+
+    let mut next = args.clone();
+    next["after"] = json!(handle);
+    let last = call(&server.url, alice, "list_invoice_events", next).await.unwrap();
+    assert_eq!(last["items"][0]["id"], "evt_3");
+    assert_eq!(last["next_cursor"], Value::Null, "no rel=next: the last page says so (H5)");
+    let asked: Vec<BTreeMap<String, String>> = queries.lock().unwrap().clone();
+    let q = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    assert_eq!(asked, vec![q(&[("per_page", "2")]), q(&[("per_page", "2"), ("after", "ZXZ0XzI=")])]);
+
+    // A cursor the model made up is refused without reaching the upstream.
+    let mut guessed = args;
+    guessed["after"] = json!("ZXZ0XzI=");
+    let e = call(&server.url, alice, "list_invoice_events", guessed).await.unwrap_err();
+    assert_eq!(e["code"], "invalid_argument", "{e}");
+    assert_eq!(queries.lock().unwrap().len(), 2);
 }
 
 #[test]
@@ -253,4 +327,104 @@ fn cursors_are_found_where_the_result_hands_them_back_and_nowhere_else() {
     let page = json!([{"name": "page", "in": "query", "schema": {"type": "integer"}}]).to_string();
     assert_eq!(found(&page, object(json!({"next_page": {"type": "integer"}}))), None);
     assert_eq!(found(&q(&["cursor"]), json!({"type": "array", "items": object(json!({"next_cursor": s}))})), None);
+}
+
+/// The events tool of the invoices spec with `overlay`.
+fn events_tool(overlay: &str) -> (mcp_gen::plan::Tool, Vec<String>) {
+    let out = compile(overlay).unwrap();
+    let warnings = out.diagnostics.diagnostics.iter().map(|d| d.message.clone()).collect();
+    (out.catalog.tools.iter().find(|t| t.name == "list_invoice_events").cloned().unwrap(), warnings)
+}
+
+#[test]
+fn a_link_header_cursor_declared_in_the_overlay_is_the_one_found_without_it() {
+    let (found, _) = events_tool("mcp-gen: 1\n");
+    let (declared, _) = events_tool(
+        "mcp-gen: 1\ntools:\n  list_invoice_events:\n    operation: GET /v1/invoices/{invoice_id}/events\n    paginate: { cursor: after, link_header: true, limit: per_page }\n",
+    );
+    let p = found.pagination.as_ref().unwrap();
+    assert!(p.link && p.cursor == "after" && p.limit.as_deref() == Some("per_page"), "{p:?}");
+    assert_eq!(found.pagination, declared.pagination);
+    assert_eq!(found.input_schema, declared.input_schema);
+    assert_eq!(found.output_schema, declared.output_schema);
+    // `before`, the other cursor only the header gives, is not offered to the model.
+    assert_eq!(found.hidden.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), ["before"]);
+    assert!(found.input_schema["properties"].get("before").is_none());
+    // The result is the upstream's array under `items`, beside the handle.
+    let out = found.output_schema.as_ref().unwrap();
+    assert_eq!(out["properties"]["items"]["type"], "array");
+    assert_eq!(out["properties"]["next_cursor"]["type"], json!(["string", "null"]));
+    assert_eq!(out["required"], json!(["items", "next_cursor"]));
+    // `next` beside `link_header` is a located warning; detection off keeps the spec's cursor.
+    let (_, warnings) = events_tool(
+        "mcp-gen: 1\ntools:\n  list_invoice_events:\n    operation: GET /v1/invoices/{invoice_id}/events\n    paginate: { cursor: after, next: /next_cursor, link_header: true }\n",
+    );
+    assert!(warnings.iter().any(|w| w.contains("paginate.next of `list_invoice_events` is ignored")), "{warnings:?}");
+    let (off, _) = events_tool("mcp-gen: 1\ndefaults: { detect_pagination: false }\n");
+    assert!(off.pagination.is_none());
+    assert_eq!(off.input_schema["properties"]["before"]["type"], "string");
+}
+
+/// The (cursor argument, arguments the model sees) found for `GET /things` with these query
+/// parameters (name, type, description) and this result, when its pages are in the Link header.
+fn linked(params: &[(&str, &str, &str)], result: Value) -> Option<(String, Vec<String>)> {
+    let ps: Vec<Value> = params
+        .iter()
+        .map(|(n, t, d)| json!({"name": n, "in": "query", "description": d, "schema": {"type": t}}))
+        .collect();
+    let spec = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Things", "version": "1"},
+        "paths": {"/things": {"get": {
+            "operationId": "listThings",
+            "parameters": ps,
+            "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": result}}}}
+        }}}
+    });
+    let input = mcp_gen::Input {
+        spec: mcp_gen::SourceInput::Text { name: "things.json".into(), text: spec.to_string() },
+        overlay: None,
+    };
+    let out = mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap();
+    let tool = &out.catalog.tools[0];
+    let p = tool.pagination.clone().filter(|p| p.link)?;
+    Some((p.cursor, tool.args.iter().map(|a| a.name.clone()).collect()))
+}
+
+#[test]
+fn link_header_cursors_are_found_where_the_spec_points_there_and_nowhere_else() {
+    let array = json!({"type": "array", "items": {"type": "object"}});
+    let github = "A cursor, as given in the [Link header](https://docs.github.com/rest). Only results after it.";
+    let got = |cursor: &str, args: &[&str]| Some((cursor.to_owned(), args.iter().map(|a| (*a).to_owned()).collect()));
+    // GitHub (the backward cursor leaves the model's view), its deliveries ("Refer to the
+    // `link` header" in a later sentence), Mastodon, Meraki.
+    assert_eq!(
+        linked(
+            &[("before", "string", github), ("after", "string", github), ("per_page", "integer", "")],
+            array.clone()
+        ),
+        got("after", &["after", "per_page"])
+    );
+    let deliveries =
+        "The starting delivery of the page. Refer to the `link` header for the next and previous page cursors.";
+    assert_eq!(linked(&[("cursor", "string", deliveries)], array.clone()), got("cursor", &["cursor"]));
+    let mastodon = "Internal parameter. Use HTTP `Link` header for pagination.";
+    assert_eq!(
+        linked(&[("max_id", "string", mastodon), ("since_id", "string", mastodon)], array.clone()),
+        got("max_id", &["max_id"])
+    );
+    let meraki = "A token used by the server to indicate the start of the page. The link in the HTTP Link header should define it.";
+    assert_eq!(
+        linked(&[("startingAfter", "string", meraki), ("endingBefore", "string", meraki)], array.clone()),
+        got("startingAfter", &["startingAfter"])
+    );
+    // Not: an object result, no mention of the header (or "linked" words), an integer page,
+    // only a backward cursor, two forward ones.
+    let object = json!({"type": "object", "properties": {"data": array}});
+    assert_eq!(linked(&[("after", "string", github)], object), None);
+    assert_eq!(linked(&[("after", "string", "A cursor.")], array.clone()), None);
+    assert_eq!(linked(&[("after", "string", "Items linked to this header image.")], array.clone()), None);
+    assert_eq!(linked(&[("page", "integer", github)], array.clone()), None);
+    assert_eq!(linked(&[("before", "string", github)], array.clone()), None);
+    assert_eq!(linked(&[("after", "string", github), ("cursor", "string", github)], array), None);
 }

@@ -86,6 +86,10 @@ pub struct HandleDecl {
     pub next: &'static str,
     /// How long a handle stays valid (H2).
     pub ttl_secs: u64,
+    /// The next page's address is in the upstream's `Link` header, not its body: the result is
+    /// `{"items": <body>, "next_cursor": <the next link's query>}`, and the cursor argument's
+    /// handle opens to that query, sent again over the call's own parameters.
+    pub link: bool,
 }
 
 /// A side-effecting tool's idempotency key (CONTRACT R2–R5).

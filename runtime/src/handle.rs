@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn the_next_cursor_in_a_result_becomes_a_handle_and_null_stays() {
-        let decl = HandleDecl { cursor: "cursor", next: "/next_cursor", ttl_secs: 900 };
+        let decl = HandleDecl { cursor: "cursor", next: "/next_cursor", ttl_secs: 900, link: false };
         let mut page = json!({"items": [1], "next_cursor": "cur_2"});
         mint_in_result(&key(), "list_invoices", &decl, "anonymous", NOW, &mut page).unwrap();
         let h = page["next_cursor"].as_str().unwrap().to_owned();

@@ -10,6 +10,7 @@ pub mod handle;
 mod handler;
 pub mod idempotency;
 pub mod legacy;
+mod link;
 mod mock;
 mod params;
 pub mod route;

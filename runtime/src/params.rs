@@ -34,6 +34,11 @@ pub fn encode(s: &str) -> String {
     utf8_percent_encode(s, COMPONENT).to_string()
 }
 
+/// Percent-decoded text (invalid UTF-8 replaced), to compare query names and values.
+pub fn decode(s: &str) -> String {
+    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
+}
+
 fn encode_with(s: &str, allow_reserved: bool) -> String {
     utf8_percent_encode(s, if allow_reserved { RESERVED_OK } else { COMPONENT }).to_string()
 }

@@ -5,14 +5,14 @@
 
 use std::time::Duration;
 
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, HeaderValue, LINK, RETRY_AFTER};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
 use crate::auth::{Credentials, Secret};
 use crate::decl::{Encoding, KeyLocation, Target, ToolDecl};
 use crate::error::{ToolError, codes};
-use crate::params;
+use crate::{link, params};
 
 /// Larger answers are refused rather than relayed into a model's context.
 const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
@@ -67,7 +67,10 @@ impl Upstream {
         args: &Map<String, Value>,
         extra: &[(&str, String)],
     ) -> Result<CallToolResult, ToolError> {
-        let mut req = build(tool, args, &self.base, self.credentials.choose(tool.security).unwrap_or_default())?;
+        let secrets = self.credentials.choose(tool.security).unwrap_or_default();
+        // What a next link may not carry into a readable handle.
+        let (secret_names, secret_values) = secret_parts(&secrets);
+        let mut req = build(tool, args, &self.base, secrets)?;
         req.headers.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
         let label = format!("{} {}", tool.method.as_str(), tool.path);
         let method =
@@ -118,6 +121,11 @@ impl Upstream {
         let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after_ms);
         let content_type =
             response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+        let next = tool.handle.filter(|h| h.link).map(|_| {
+            link::next_query(response.headers().get_all(LINK).iter().filter_map(|v| v.to_str().ok()))
+                .map(|q| link::without_secrets(&q, &secret_names, &secret_values))
+                .filter(|q| !q.is_empty())
+        });
         let bytes = read_limited(response).await.map_err(|e| match e {
             ReadError::TooLarge => ToolError::new(
                 codes::UPSTREAM_ERROR,
@@ -132,7 +140,7 @@ impl Upstream {
             .retryable(Some(1000)),
         })?;
         if (200..300).contains(&status) {
-            Ok(success(tool, status, &content_type, &bytes))
+            Ok(success(tool, status, &content_type, &bytes, next))
         } else {
             Err(failure(tool, &self.credentials, status, retry_after, &bytes))
         }
@@ -184,7 +192,14 @@ pub fn build(
             .map_err(|e| ToolError::internal(format!("fixed value of `{}` does not parse: {e}", tool.name)))?;
         fixed.push((f.target, value));
     }
-    let given = tool.args.iter().filter_map(|arg| args.get(arg.name).map(|v| (arg.target, v)));
+    // An opened next-link handle is a query to send again, not a parameter value.
+    let link_cursor = tool.handle.filter(|h| h.link).map(|h| h.cursor);
+    let next_query = link_cursor.and_then(|c| args.get(c)).and_then(Value::as_str);
+    let given = tool
+        .args
+        .iter()
+        .filter(|arg| Some(arg.name) != link_cursor)
+        .filter_map(|arg| args.get(arg.name).map(|v| (arg.target, v)));
     for (target, value) in given.chain(fixed.iter().map(|(t, v)| (*t, v))) {
         match target {
             Target::Path { name, style, explode } => {
@@ -212,6 +227,9 @@ pub fn build(
                 body_fields.insert(k.clone(), v.clone());
             }
         }
+    }
+    if let Some(next) = next_query {
+        link::apply(&mut query, next);
     }
     if let Some(missing) = crate::util::template_names(&path).into_iter().next() {
         return Err(ToolError::new(
@@ -385,7 +403,33 @@ fn form(value: &Value) -> Result<Vec<u8>, ToolError> {
     Ok(form.finish().into_bytes())
 }
 
-fn success(tool: &ToolDecl, status: u16, content_type: &str, bytes: &[u8]) -> CallToolResult {
+/// The names of query credentials and the values of every credential among `secrets`.
+fn secret_parts<'a>(secrets: &[&'a Secret]) -> (Vec<&'a str>, Vec<&'a str>) {
+    let mut names = Vec::new();
+    let mut values = Vec::new();
+    for secret in secrets {
+        match secret {
+            Secret::ApiKey { location, name, value } => {
+                if matches!(location, KeyLocation::Query) {
+                    names.push(*name);
+                }
+                values.push(value.as_str());
+            }
+            Secret::Bearer(v) | Secret::Basic(v) => values.push(v.as_str()),
+        }
+    }
+    (names, values)
+}
+
+/// A success as the tool's result. `next` is set for a tool whose pages are announced in the
+/// `Link` header: the body goes under `items` beside the next page's query (or null).
+fn success(
+    tool: &ToolDecl,
+    status: u16,
+    content_type: &str,
+    bytes: &[u8],
+    next: Option<Option<String>>,
+) -> CallToolResult {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         // E5: a side effect is confirmed, never answered with nothing.
         return CallToolResult::structured(json!({
@@ -396,7 +440,10 @@ fn success(tool: &ToolDecl, status: u16, content_type: &str, bytes: &[u8]) -> Ca
     }
     let looks_json = content_type.contains("json") || content_type.is_empty();
     if looks_json && let Ok(value) = serde_json::from_slice::<Value>(bytes) {
-        return CallToolResult::structured(value);
+        return CallToolResult::structured(match next {
+            Some(next) => json!({"items": value, "next_cursor": next}),
+            None => value,
+        });
     }
     let text = String::from_utf8_lossy(bytes);
     let mut text: String = text.chars().take(MAX_TEXT_CHARS).collect();
@@ -676,7 +723,7 @@ mod tests {
 
     #[test]
     fn empty_success_confirms() {
-        let r = success(&TOOL, 204, "", b"");
+        let r = success(&TOOL, 204, "", b"", None);
         assert_eq!(r.structured_content.unwrap()["status"], 204);
     }
 }

@@ -192,10 +192,10 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
     // that order).
     let (first, others) = tool.calls().split_first().unwrap_or((tool, &[]));
     let route_idents: Vec<_> = (2..=others.len() + 1).map(|k| format_ident!("ROUTE_{}", k)).collect();
-    let handle = match tool.pagination.as_ref().map(|p| (p.cursor.as_str(), p.handle())) {
-        Some((cursor, Some((next, ttl)))) => {
+    let handle = match tool.pagination.as_ref().map(|p| (p.cursor.as_str(), p.handle(), p.link)) {
+        Some((cursor, Some((next, ttl)), link)) => {
             let (cursor, next) = (lit(cursor), lit(next));
-            quote!(Some(HandleDecl { cursor: #cursor, next: #next, ttl_secs: #ttl }))
+            quote!(Some(HandleDecl { cursor: #cursor, next: #next, ttl_secs: #ttl, link: #link }))
         }
         _ => quote!(None),
     };

@@ -181,6 +181,9 @@ pub struct Pagination {
     /// How long a next-page handle stays valid, when the server hands out handles for the
     /// upstream's cursors (H1, H2).
     pub handle_ttl_secs: Option<u64>,
+    /// The next page's address is in the `Link` header: the result is the body under `items`
+    /// beside `next_cursor` (runtime `link.rs`).
+    pub link: bool,
 }
 
 impl Pagination {
@@ -651,14 +654,14 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
     // of the tool was reported with the overlay.
     match spec.intent.and_then(|i| i.overlay.paginate.as_ref()) {
         Some(p) if tool.args.iter().any(|a| a.name == p.cursor) => {
-            pages::plan(&mut tool, p, intents.handle_ttl_secs, &api.defs, report);
+            pages::plan(&mut tool, op, p, intents.handle_ttl_secs, &api.defs, report);
         }
         Some(_) => {}
         // A merged tool's operations would each page their own way: only declared there.
         None if intents.no_detected_pagination || spec.merged().is_some() => {}
         None => {
-            if let Some(p) = pages::detect(&tool, &api.defs) {
-                pages::plan(&mut tool, &p, intents.handle_ttl_secs, &api.defs, report);
+            if let Some(p) = pages::detect(&tool, op, &api.defs) {
+                pages::plan(&mut tool, op, &p, intents.handle_ttl_secs, &api.defs, report);
             }
         }
     }

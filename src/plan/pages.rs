@@ -3,13 +3,16 @@
 //! response schema has it, the server hands out signed `h1_…` handles in its place (runtime
 //! `handle.rs`): the cursor argument then takes a handle, its lifetime is stated, and the output
 //! schema says the field is a handle or null. Without `next` the cursor stays the upstream's own.
+//! When the next page's address is in the `Link` header instead (`paginate.link_header`, or a
+//! cursor whose description says so), the result becomes the body under `items` beside
+//! `next_cursor`, and the handle holds the next link's query (runtime `link.rs`).
 
 use serde_json::{Value, json};
 
 use super::{Pagination, Target, Tool};
 use crate::diag::{Diagnostic, Report, codes, escape_token, join_pointer, unescape_token};
 use crate::overlay::{Paginate, handle_ttl};
-use crate::resolve::Defs;
+use crate::resolve::{Defs, Operation, ParamLocation};
 
 /// How long a handle stays valid when the overlay does not say (H2).
 pub const DEFAULT_TTL_SECS: u64 = 900;
@@ -18,7 +21,14 @@ pub const MAX_HANDLE_LEN: u64 = 2048;
 
 /// Sets the tool's pagination from the declaration: handles where the next cursor can be found,
 /// the cursor argument and the description saying how to page.
-pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs: &Defs, report: &mut Report) {
+pub fn plan(
+    tool: &mut Tool,
+    op: &Operation,
+    declared: &Paginate,
+    default_ttl: Option<u64>,
+    defs: &Defs,
+    report: &mut Report,
+) {
     // Where the declaration wrote `paginate.<field>`, for diagnostics.
     let at = |tool: &Tool, d: Diagnostic, field: &str| match &tool.declared {
         Some((file, pointer)) => d.at(file, join_pointer(&join_pointer(pointer, "paginate"), field)),
@@ -32,8 +42,30 @@ pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs
             DEFAULT_TTL_SECS
         }
     };
-    let next = declared.next.as_deref().filter(|n| tool.output.as_ref().is_some_and(|o| reaches(o, n, defs)));
-    if let (Some(n), None) = (declared.next.as_deref(), next) {
+    if declared.link_header {
+        if declared.next.is_some() {
+            let d = Diagnostic::warning(
+                codes::OVERLAY,
+                format!(
+                    "paginate.next of `{}` is ignored: with link_header the next page comes from the Link header",
+                    tool.name
+                ),
+            )
+            .with_help("remove `next`, or `link_header` if the body does hold the next cursor");
+            report.push(at(tool, d, "next"));
+        }
+        tool.output = Some(link_result(tool.output.take()));
+        // Other cursors "as given in the Link header" (`before`): the model cannot see the
+        // header, so it could only guess them.
+        let (blind, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut tool.args)
+            .into_iter()
+            .partition(|a| a.name != declared.cursor && !a.required && link_described(op, &a.target).is_some());
+        tool.args = kept;
+        tool.hidden.extend(blind);
+    }
+    let declared_next = if declared.link_header { Some(LINK_NEXT) } else { declared.next.as_deref() };
+    let next = declared_next.filter(|n| tool.output.as_ref().is_some_and(|o| reaches(o, n, defs)));
+    if let (Some(n), None) = (declared_next, next) {
         let d = Diagnostic::warning(
             codes::OVERLAY,
             format!("paginate.next `{n}` of `{}` is not a field of its response: its cursors are passed on as they are, without handles", tool.name),
@@ -56,7 +88,7 @@ pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs
             "description": format!("The {field} of the previous page, as returned (a handle, valid {}).", lifetime(ttl)),
         });
     }
-    let sentence = match (declared.next.as_deref(), handle_ttl_secs) {
+    let sentence = match (declared_next, handle_ttl_secs) {
         (Some(n), Some(ttl)) => {
             let field = field_name(n);
             format!(
@@ -73,8 +105,29 @@ pub fn plan(tool: &mut Tool, declared: &Paginate, default_ttl: Option<u64>, defs
         }
     };
     tool.description = format!("{} {sentence}", tool.description);
-    tool.pagination =
-        Some(Pagination { cursor, next: declared.next.clone(), limit: declared.limit.clone(), handle_ttl_secs });
+    tool.pagination = Some(Pagination {
+        cursor,
+        next: declared_next.map(str::to_owned),
+        limit: declared.limit.clone(),
+        handle_ttl_secs,
+        link: declared.link_header,
+    });
+}
+
+/// Where a `Link`-header tool's result holds the next page's handle.
+const LINK_NEXT: &str = "/next_cursor";
+
+/// A `Link`-header tool's result: the upstream's body under `items`, beside the next page
+/// (runtime `upstream::success`).
+fn link_result(body: Option<Value>) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "items": body.unwrap_or_else(|| json!({})),
+            "next_cursor": {"type": ["string", "null"]},
+        },
+        "required": ["items", "next_cursor"],
+    })
 }
 
 /// Words that make an argument a cursor: opaque state the upstream hands out for the next page.
@@ -89,7 +142,7 @@ const PAGE_WORDS: &[&str] = &["next", "page", "pagination", "paging", "continuat
 /// top or up to two objects down (`response_metadata.next_cursor`), or under a `next…` object
 /// (`after` → `paging.next.after`, `offset` → `next_page.offset`). Only an unambiguous match
 /// counts: one such argument and one such field.
-pub fn detect(tool: &Tool, defs: &Defs) -> Option<Paginate> {
+pub fn detect(tool: &Tool, op: &Operation, defs: &Defs) -> Option<Paginate> {
     if !tool.annotations.read_only {
         return None;
     }
@@ -118,13 +171,60 @@ pub fn detect(tool: &Tool, defs: &Defs) -> Option<Paginate> {
             _ => None,
         }
     });
-    let (arg, next) = match (found.next(), found.next()) {
-        (Some(one), None) => one,
+    let (cursor, next, link_header) = match (found.next(), found.next()) {
+        (Some((arg, next)), None) => (arg, Some(next), false),
+        (None, _) => (in_link(tool, op, defs)?, None, true),
         _ => return None,
     };
     const LIMITS: &[&str] = &["limit", "page_size", "per_page", "max_results", "max_items", "count"];
     let limit = tool.args.iter().find(|a| LIMITS.contains(&snake(&a.name).as_str())).map(|a| a.name.clone());
-    Some(Paginate { cursor: arg.name.clone(), next: Some(next), limit, handle_ttl: None })
+    Some(Paginate { cursor: cursor.name.clone(), next, link_header, limit, handle_ttl: None })
+}
+
+/// Names of a cursor that leads forward, the one a `rel="next"` link sets (GitHub's `after`,
+/// Meraki's `startingAfter`, Mastodon's `max_id`, Flat's `next`).
+const FORWARD: &[&str] = &["after", "cursor", "starting_after", "next", "max_id", "page_token", "marker"];
+
+/// A list whose pages the upstream announces in its `Link` header, as its cursor argument's
+/// description says ("A cursor, as given in the Link header"): that argument, when one leads
+/// forward and the result is an array. The model cannot see the header, so without a handle
+/// it could only guess such a cursor.
+fn in_link<'t>(tool: &'t Tool, op: &Operation, defs: &Defs) -> Option<&'t super::Arg> {
+    let array = |s: &Value| match defs.follow(s).get("type") {
+        Some(Value::String(t)) => t == "array",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array") && ts.iter().all(|t| t == "array" || t == "null"),
+        _ => false,
+    };
+    if !tool.output.as_ref().is_some_and(array) {
+        return None;
+    }
+    let mut found = tool.args.iter().filter(|a| {
+        link_described(op, &a.target).is_some_and(|name| FORWARD.contains(&snake(name).as_str()))
+            && is_string(&a.schema, defs)
+    });
+    match (found.next(), found.next()) {
+        (Some(arg), None) => Some(arg),
+        _ => None,
+    }
+}
+
+/// The upstream name of a query parameter whose description in the spec (whole: the
+/// argument's own is cut to its first sentence) points to the `Link` header.
+fn link_described<'a>(op: &Operation, target: &'a Target) -> Option<&'a str> {
+    let Target::Query { name, .. } = target else { return None };
+    let param = op.parameters.iter().find(|p| p.location == ParamLocation::Query && p.name == *name)?;
+    mentions_link_header(param.schema.get("description")?.as_str()?).then_some(name.as_str())
+}
+
+/// "as given in the [Link header](…)", "Refer to the `link` header", "Use HTTP `Link` header".
+fn mentions_link_header(description: &str) -> bool {
+    let lower = description.to_ascii_lowercase();
+    lower.match_indices("link").any(|(i, _)| {
+        let starts_word = !lower[..i].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric());
+        let after = &lower[i + 4..];
+        let window: String = after.chars().take(12).collect();
+        starts_word && window.trim_start_matches(|c: char| !c.is_ascii_alphanumeric()).starts_with("header")
+    })
 }
 
 fn snake(name: &str) -> String {

@@ -96,7 +96,7 @@ pub fn review(catalog: &Catalog) -> Value {
                 "pagination".to_owned(),
                 t.pagination
                     .as_ref()
-                    .map_or(Value::Null, |p| json!({"cursor": p.cursor, "next": p.next, "limit": p.limit, "handleTtlSeconds": p.handle_ttl_secs})),
+                    .map_or(Value::Null, |p| json!({"cursor": p.cursor, "next": p.next, "limit": p.limit, "handleTtlSeconds": p.handle_ttl_secs, "linkHeader": p.link})),
             );
             out.insert("retry".to_owned(), retry(t));
             if !t.routes.is_empty() {

@@ -67,5 +67,6 @@ pub const TOOL: ToolDecl = ToolDecl {
         cursor: "cursor",
         next: "/next_cursor",
         ttl_secs: 900u64,
+        link: false,
     }),
 };

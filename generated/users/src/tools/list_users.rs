@@ -56,5 +56,6 @@ pub const TOOL: ToolDecl = ToolDecl {
         cursor: "cursor",
         next: "/next_cursor",
         ttl_secs: 900u64,
+        link: false,
     }),
 };
