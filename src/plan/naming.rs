@@ -11,7 +11,7 @@ pub const MAX_LEN: usize = 64;
 /// The name an operation gets before collisions are resolved.
 pub fn base_name(op: &Operation) -> String {
     let raw = match &op.operation_id {
-        Some(id) => namespaced(id).or_else(|| rpc_path(id, &op.path)).unwrap_or_else(|| {
+        Some(id) => namespaced(id).or_else(|| rpc_path(id, &op.path, op.method)).unwrap_or_else(|| {
             let snake = id.to_snake_case();
             restated(&snake, op.method, &op.path).unwrap_or(snake)
         }),
@@ -117,9 +117,61 @@ const VERBS: &[&str] = &[
     "validate",
 ];
 
-/// Verbs of namespaced operationIds besides [`VERBS`] and [`ACTIONS`] (Google's `insert`,
-/// `patch`, `watch`).
-const METHOD_VERBS: &[&str] = &["insert", "patch", "watch"];
+/// Verbs of namespaced operationIds besides [`VERBS`] and [`ACTIONS`]: Google's `insert`,
+/// `patch`, `watch`; GitHub's `repos/merge-upstream`, `gists/fork`, `users/block`; Slack's
+/// `chat.postMessage`, `conversations.invite`, `views.open`. Only after a namespace, where the
+/// part names a method, not a resource.
+const METHOD_VERBS: &[&str] = &[
+    "assign",
+    "block",
+    "compare",
+    "connect",
+    "convert",
+    "deny",
+    "disconnect",
+    "dismiss",
+    "end",
+    "exchange",
+    "follow",
+    "fork",
+    "insert",
+    "invalidate",
+    "invite",
+    "join",
+    "kick",
+    "leave",
+    "lookup",
+    "merge",
+    "open",
+    "patch",
+    "ping",
+    "post",
+    "push",
+    "redeliver",
+    "rename",
+    "render",
+    "replace",
+    "rerequest",
+    "restrict",
+    "schedule",
+    "share",
+    "star",
+    "suspend",
+    "transfer",
+    "unarchive",
+    "unblock",
+    "unfollow",
+    "unfurl",
+    "uninstall",
+    "unstar",
+    "unsuspend",
+    "watch",
+];
+
+/// Whether `word` is a verb a method name may start with.
+fn is_verb(word: &str) -> bool {
+    VERBS.contains(&word) || ACTIONS.contains(&word) || METHOD_VERBS.contains(&word)
+}
 
 /// Words that start a qualifier rather than a noun (`list-for-repo`).
 const PREPOSITIONS: &[&str] = &["for", "in", "on", "by", "to", "from", "with", "of", "at"];
@@ -132,18 +184,26 @@ const PREPOSITIONS: &[&str] = &["for", "in", "on", "by", "to", "from", "with", "
 /// `repos/get-repo-rule` → `get_repo_rule`). `None` when the id has no namespace or its last
 /// part does not start with a verb.
 fn namespaced(id: &str) -> Option<String> {
-    let parts: Vec<Vec<String>> = id
-        .split(['.', '/'])
+    let parts = method_parts(id);
+    let (last, namespace) = parts.split_last()?;
+    let verb = last.first()?.as_str();
+    if namespace.is_empty() || !is_verb(verb) {
+        return None;
+    }
+    verb_first(verb, namespace, &last[1..])
+}
+
+/// `admin.apps.approve` → `[[admin], [apps], [approve]]`, each part's words in snake case.
+fn method_parts(id: &str) -> Vec<Vec<String>> {
+    id.split(['.', '/'])
         .filter(|p| !p.is_empty())
         .map(|p| p.to_snake_case().split('_').filter(|w| !w.is_empty()).map(str::to_owned).collect::<Vec<_>>())
         .filter(|words| !words.is_empty())
-        .collect();
-    let (last, namespace) = parts.split_last()?;
-    let verb = last.first()?.as_str();
-    if namespace.is_empty() || !(VERBS.contains(&verb) || ACTIONS.contains(&verb) || METHOD_VERBS.contains(&verb)) {
-        return None;
-    }
-    let rest = &last[1..];
+        .collect()
+}
+
+/// `verb`, then the namespace as the noun, then the rest of the method's words.
+fn verb_first(verb: &str, namespace: &[Vec<String>], rest: &[String]) -> Option<String> {
     // Versions (`v1`, `2`) and `api` say nothing about the resource.
     let mut nouns: Vec<String> = namespace
         .iter()
@@ -168,13 +228,32 @@ fn namespaced(id: &str) -> Option<String> {
 }
 
 /// An operationId that spells out a dotted RPC path (Slack's `admin_apps_approve` for
-/// `POST /admin.apps.approve`): the path's namespaces, verb first, as [`namespaced`] reads them.
-fn rpc_path(id: &str, path: &str) -> Option<String> {
-    let method = path.trim_matches('/');
-    if method.contains('/') || !method.contains('.') || id.to_snake_case() != method.replace('.', "_").to_snake_case() {
+/// `POST /admin.apps.approve`): the path's namespaces, verb first, as [`namespaced`] reads them;
+/// a read whose method names what it returns, as [`read_method`] does.
+fn rpc_path(id: &str, path: &str, method: Method) -> Option<String> {
+    let rpc = path.trim_matches('/');
+    if rpc.contains('/') || !rpc.contains('.') || id.to_snake_case() != rpc.replace('.', "_").to_snake_case() {
         return None;
     }
-    namespaced(method)
+    namespaced(rpc).or_else(|| if method == Method::Get { read_method(rpc) } else { None })
+}
+
+/// A read whose RPC method is a noun (Slack's `conversations.info`, `conversations.history`,
+/// `users.identity`): `get_conversation` (an `info` says nothing more), `list_conversation_history`
+/// (a history or a plural lists), `get_user_identity`. `None` when the namespace is itself a verb
+/// (`search.messages` reads well as it is) or the method a participle (`workflows.stepCompleted`
+/// reports an event, whatever its HTTP method).
+fn read_method(rpc: &str) -> Option<String> {
+    let parts = method_parts(rpc);
+    let (last, namespace) = parts.split_last()?;
+    let first = namespace.first()?.first()?;
+    let end = last.last()?;
+    if is_verb(first) || last.first().is_some_and(|w| is_verb(w)) || end.ends_with("ed") {
+        return None;
+    }
+    let lists = end == "history" || singular(end) != *end;
+    let rest: &[String] = if last.len() == 1 && end == "info" { &[] } else { last };
+    verb_first(if lists { "list" } else { "get" }, namespace, rest)
 }
 
 /// An operationId that only spells out the HTTP method and the path (Stripe's
@@ -448,7 +527,12 @@ mod tests {
             // No namespace, or no verb at the end: as written.
             ("listPets", None),
             ("search/code", None),
-            ("chat.postMessage", None),
+            ("chat.postMessage", Some("post_chat_message")),
+            ("conversations.invite", Some("invite_conversation")),
+            ("repos/merge-upstream", Some("merge_repo_upstream")),
+            ("users/block", Some("block_user")),
+            ("markdown/render-raw", Some("render_markdown_raw")),
+            ("chat.meMessage", None),
             ("compute.instances.aggregatedList", None),
             ("/create", None),
             ("v1/list", None),
@@ -459,11 +543,30 @@ mod tests {
 
     #[test]
     fn ids_that_spell_a_dotted_rpc_path_are_read_as_it() {
-        assert_eq!(rpc_path("admin_apps_approve", "/admin.apps.approve").as_deref(), Some("approve_admin_app"));
-        assert_eq!(rpc_path("conversations_list", "/conversations.list").as_deref(), Some("list_conversations"));
-        assert_eq!(rpc_path("chat_postMessage", "/chat.postMessage"), None);
-        assert_eq!(rpc_path("approveApp", "/admin.apps.approve"), None);
-        assert_eq!(rpc_path("pets_list", "/pets/list"), None);
+        let (get, post) = (Method::Get, Method::Post);
+        for (id, method, path, want) in [
+            ("admin_apps_approve", post, "/admin.apps.approve", Some("approve_admin_app")),
+            ("conversations_list", get, "/conversations.list", Some("list_conversations")),
+            ("chat_postMessage", post, "/chat.postMessage", Some("post_chat_message")),
+            // Reads named by what they return.
+            ("conversations_info", get, "/conversations.info", Some("get_conversation")),
+            ("conversations_history", get, "/conversations.history", Some("list_conversation_history")),
+            ("conversations_replies", get, "/conversations.replies", Some("list_conversation_replies")),
+            ("team_accessLogs", get, "/team.accessLogs", Some("list_team_access_logs")),
+            ("team_billableInfo", get, "/team.billableInfo", Some("get_team_billable_info")),
+            ("users_identity", get, "/users.identity", Some("get_user_identity")),
+            ("apps_permissions_info", get, "/apps.permissions.info", Some("get_apps_permission")),
+            // As written: a write named by a noun, a verb for a namespace, a participle, an id
+            // that does not spell its path, a path that is not an RPC method.
+            ("chat_meMessage", post, "/chat.meMessage", None),
+            ("api_test", get, "/api.test", None),
+            ("search_messages", get, "/search.messages", None),
+            ("workflows_stepCompleted", get, "/workflows.stepCompleted", None),
+            ("approveApp", post, "/admin.apps.approve", None),
+            ("pets_list", get, "/pets/list", None),
+        ] {
+            assert_eq!(rpc_path(id, path, method).as_deref(), want, "{id}");
+        }
     }
 
     #[test]
