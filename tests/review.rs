@@ -278,3 +278,63 @@ paths:
         ]
     );
 }
+
+/// Credentials written as parameters (Slack's `token` header, an `api_key` query parameter with
+/// no scheme) are the server's to send: never arguments, listed as hidden in the plan, supplied
+/// by a scheme with its own environment variable; a page `token` stays the model's.
+#[test]
+fn credentials_written_as_parameters_are_the_servers_to_send() {
+    let spec = r#"
+openapi: 3.0.3
+info: { title: Chat, version: "1" }
+components:
+  securitySchemes:
+    chatAuth: { type: oauth2, flows: { clientCredentials: { tokenUrl: "https://x/token", scopes: {} } } }
+security: [{ chatAuth: [] }]
+paths:
+  /chat.postMessage:
+    post:
+      operationId: chat_postMessage
+      parameters:
+        - { name: token, in: header, required: true, description: "Authentication token. Requires scope: chat:write", schema: { type: string, maxLength: 200 } }
+        - { name: channel, in: query, required: true, schema: { type: string } }
+      responses: { "200": { description: ok } }
+  /geo:
+    get:
+      operationId: getGeo
+      security: []
+      parameters:
+        - { name: api_key, in: query, schema: { type: string } }
+        - { name: ip, in: query, schema: { type: string } }
+      responses: { "200": { description: ok } }
+  /events:
+    get:
+      operationId: listEvents
+      parameters:
+        - { name: token, in: query, description: "The NextToken of the previous page.", schema: { type: string } }
+      responses: { "200": { description: ok } }
+"#;
+    let out = compile(spec, None);
+    let tool = |name: &str| out.catalog.tools.iter().find(|t| t.name == name).unwrap();
+    let props =
+        |name: &str| tool(name).input_schema["properties"].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(props("post_chat_message"), ["channel", "idempotency_key"]);
+    assert_eq!(tool("post_chat_message").hidden[0].name, "token");
+    assert_eq!(tool("post_chat_message").security, [vec!["chatAuth".to_owned()], vec!["token".to_owned()]]);
+    assert_eq!(props("get_geo"), ["ip"]);
+    // Optional before, optional still: the operation also runs with no key configured.
+    assert_eq!(tool("get_geo").security, [vec!["api_key".to_owned()], Vec::new()]);
+    assert_eq!(props("list_events"), ["token"]);
+    let env: Vec<(&str, &[String])> = out.catalog.schemes.iter().map(|s| (s.name.as_str(), s.env.as_slice())).collect();
+    assert_eq!(
+        env,
+        [
+            ("api_key", &["CHAT_API_KEY".to_owned()][..]),
+            ("chatAuth", &["CHAT_AUTH_TOKEN".to_owned()][..]),
+            ("token", &["CHAT_TOKEN".to_owned()][..])
+        ]
+    );
+    // The hidden credential's maxLength is not a constraint the model could break.
+    let source = mcp_gen::load::yaml::parse(spec).unwrap().value;
+    assert!(mcp_gen::fidelity::check(&source, &out.catalog).is_complete());
+}

@@ -625,7 +625,13 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
         security: op.security.clone(),
         list_tool: None,
         fixed: Vec::new(),
-        hidden: Vec::new(),
+        // Credentials the server sends: out of the model's view, listed for review.
+        hidden: op
+            .parameters
+            .iter()
+            .filter(|p| p.credential.is_some())
+            .map(|p| Arg { name: p.name.clone(), target: target_of(p), required: p.required, schema: p.schema.clone() })
+            .collect(),
         effects: None,
         pagination: None,
         key: None,
@@ -749,6 +755,22 @@ fn toolsets(api: &Api, intents: &Intents, tools: &[Tool], report: &mut Report) -
     out
 }
 
+/// Where a parameter goes in the upstream request.
+fn target_of(p: &crate::resolve::Parameter) -> Target {
+    match p.location {
+        ParamLocation::Path => Target::Path { name: p.name.clone(), style: p.style, explode: p.explode },
+        ParamLocation::Query => Target::Query {
+            name: p.name.clone(),
+            style: p.style,
+            explode: p.explode,
+            allow_reserved: p.allow_reserved,
+            json: p.json,
+        },
+        ParamLocation::Header => Target::Header { name: p.name.clone(), json: p.json },
+        ParamLocation::Cookie => Target::Cookie { name: p.name.clone(), json: p.json },
+    }
+}
+
 /// Keywords on a body object that constrain it as a whole; merging its properties into the
 /// tool's top level would lose them, so such bodies stay one `body` argument.
 const WHOLE_BODY_KEYWORDS: &[&str] = &[
@@ -794,20 +816,12 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
             );
             continue;
         }
+        // A credential is the server's to send (resolve `credentials.rs`).
+        if p.credential.is_some() {
+            continue;
+        }
         let name = unique(&p.name, p.location.as_str(), &mut taken);
-        let target = match p.location {
-            ParamLocation::Path => Target::Path { name: p.name.clone(), style: p.style, explode: p.explode },
-            ParamLocation::Query => Target::Query {
-                name: p.name.clone(),
-                style: p.style,
-                explode: p.explode,
-                allow_reserved: p.allow_reserved,
-                json: p.json,
-            },
-            ParamLocation::Header => Target::Header { name: p.name.clone(), json: p.json },
-            ParamLocation::Cookie => Target::Cookie { name: p.name.clone(), json: p.json },
-        };
-        args.push(Arg { name, target, required: p.required, schema: p.schema.clone() });
+        args.push(Arg { name, target: target_of(p), required: p.required, schema: p.schema.clone() });
     }
     let Some(body) = &op.body else { return (args, None, None) };
     let mut plan = BodyPlan {

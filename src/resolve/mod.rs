@@ -3,6 +3,7 @@
 //! normalises schemas to JSON Schema 2020-12 (see `schema`). Reads no files and decides nothing
 //! about tools: that is `plan`'s job.
 
+mod credentials;
 pub mod regex;
 pub mod schema;
 
@@ -134,6 +135,9 @@ pub struct Parameter {
     /// `content: application/json` parameters are sent as JSON text.
     pub json: bool,
     pub pointer: String,
+    /// The security scheme that supplies this parameter when it holds a credential
+    /// (`credentials.rs`): the server fills it, the model never sees it.
+    pub credential: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -294,7 +298,7 @@ impl<'d> Resolver<'d, '_> {
             _ => "0.0.0".to_owned(),
         };
         let servers = self.servers();
-        let schemes = self.schemes();
+        let mut schemes = self.schemes();
         let global_security = self.security(root.get("security"), "/security");
         let mut operations = Vec::new();
         let mut skipped = Vec::new();
@@ -319,6 +323,7 @@ impl<'d> Resolver<'d, '_> {
         }
         operations
             .sort_by(|a: &Operation, b: &Operation| (a.path.as_str(), a.method).cmp(&(b.path.as_str(), b.method)));
+        credentials::lift(&mut operations, &mut schemes);
         self.table.finish(self.report);
         Api {
             file: self.doc.file.clone(),
@@ -580,6 +585,7 @@ impl<'d> Resolver<'d, '_> {
                     allow_reserved: false,
                     json: false,
                     pointer: at.to_owned(),
+                    credential: None,
                 });
             }
         }
@@ -720,6 +726,7 @@ impl<'d> Resolver<'d, '_> {
                 allow_reserved: p.get("allowReserved") == Some(&Value::Bool(true)),
                 json,
                 pointer: p_at,
+                credential: None,
             });
         }
         out

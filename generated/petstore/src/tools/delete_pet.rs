@@ -21,14 +21,6 @@ pub const TOOL: ToolDecl = ToolDecl {
             required: true,
         },
         ArgDecl {
-            name: "api_key",
-            target: Target::Header {
-                name: "api_key",
-                json: false,
-            },
-            required: false,
-        },
-        ArgDecl {
             name: "idempotency_key",
             target: Target::Header {
                 name: "Idempotency-Key",
@@ -40,7 +32,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     fixed: &[],
     body: None,
     rest_to_body: false,
-    security: &[&["petstore_auth"]],
+    security: &[&["petstore_auth"], &["api_key"]],
     list_tool: Some("find_pets"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {
