@@ -168,6 +168,27 @@ pub fn check(source: &Value, catalog: &Catalog) -> Fidelity {
     out
 }
 
+/// Whether an emitted schema's `enum` or `const` holds only values that meet bound `kw` of `bound`:
+/// then the bound is kept by the values themselves (mcp-gen drops it to save tokens). Checked
+/// here on its own terms, not with the compiler's code.
+fn enum_meets(emitted: &Value, kw: &str, bound: f64) -> bool {
+    let values: Vec<&Value> = match (emitted.get("enum"), emitted.get("const")) {
+        (Some(Value::Array(vs)), _) if !vs.is_empty() => vs.iter().collect(),
+        (None, Some(v)) => vec![v],
+        _ => return false,
+    };
+    let length = |v: &Value| v.as_str().map(|s| s.chars().count() as f64);
+    values.into_iter().all(|v| match kw {
+        "minLength" => length(v).is_none_or(|n| n >= bound),
+        "maxLength" => length(v).is_none_or(|n| n <= bound),
+        "minimum" => v.as_f64().is_none_or(|n| n >= bound),
+        "maximum" => v.as_f64().is_none_or(|n| n <= bound),
+        "exclusiveMinimum" => v.as_f64().is_none_or(|n| n > bound),
+        "exclusiveMaximum" => v.as_f64().is_none_or(|n| n < bound),
+        _ => false,
+    })
+}
+
 /// The keywords a fixed value is checked against.
 const CONSTRAINTS: &[&str] = &[
     "enum",
@@ -309,6 +330,10 @@ impl<'c, 'a> Checker<'c, 'a> {
             if let Some(schema) = schema {
                 self.body(schema, rb.get("required") == Some(&Value::Bool(true)));
             }
+        } else if !swagger2 && op.get("requestBody").is_some() {
+            // A body that can only be `{}` on a GET or DELETE is not sent, so nothing of it
+            // can be broken.
+            self.out.not_applicable += 1;
         }
     }
 
@@ -526,7 +551,7 @@ impl<'c, 'a> Checker<'c, 'a> {
                 if (*kw == "minimum" && flag("exclusiveMinimum")) || (*kw == "maximum" && flag("exclusiveMaximum")) {
                     continue;
                 }
-                let ok = el.iter().any(|e| e.get(*kw).and_then(num) == Some(v));
+                let ok = el.iter().any(|e| e.get(*kw).and_then(num) == Some(v) || enum_meets(e, kw, v));
                 self.count(at, kw, ok, &v.to_string());
             }
             for (kw, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
@@ -536,7 +561,7 @@ impl<'c, 'a> Checker<'c, 'a> {
                     None => None,
                 };
                 if let Some(v) = expected {
-                    let ok = el.iter().any(|e| e.get(kw).and_then(num) == Some(v));
+                    let ok = el.iter().any(|e| e.get(kw).and_then(num) == Some(v) || enum_meets(e, kw, v));
                     self.count(at, kw, ok, &v.to_string());
                 }
             }

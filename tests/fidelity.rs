@@ -229,3 +229,53 @@ fn repeated_inline_shapes_are_defined_once_with_every_constraint() {
     let bad_address = json!({"name": "Jo", "idempotency_key": "k1", "shipping": {"line1": "x", "country": "GBR"}});
     assert!(call(bad_address).unwrap_err().message.contains("shipping"));
 }
+
+/// What the compiler leaves out because it says nothing (T6): a bound every `enum` value meets,
+/// an empty `properties`, a GET body that can only be `{}`. The checker agrees each time, and
+/// still notices when an emitted value breaks a bound that was left out.
+#[test]
+fn what_is_left_out_for_saying_nothing_is_still_kept() {
+    let spec = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Things", "version": "1"},
+        "paths": {"/things": {
+            "get": {
+                "operationId": "listThings",
+                "parameters": [{"name": "mode", "in": "query",
+                    "schema": {"type": "string", "enum": ["offline", "online"], "maxLength": 5000}}],
+                "requestBody": {"content": {"application/x-www-form-urlencoded": {"schema":
+                    {"type": "object", "additionalProperties": false, "properties": {}}}}},
+                "responses": {"200": {"description": "ok"}}
+            },
+            "post": {
+                "operationId": "createThing",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {
+                    "type": "object",
+                    "properties": {"offline": {"type": "object", "properties": {}},
+                                   "level": {"type": "integer", "enum": [1, 2], "minimum": 1, "maximum": 2}}
+                }}}},
+                "responses": {"200": {"description": "ok"}}
+            }
+        }}
+    });
+    let input = Input {
+        spec: mcp_gen::SourceInput::Text { name: "things.json".into(), text: spec.to_string() },
+        overlay: None,
+    };
+    let mut output = generate(&input, &settings()).unwrap();
+    let list = tool(&output, "list_things");
+    assert!(list.body.is_none() && list.input_schema["properties"].get("body").is_none());
+    assert_eq!(list.input_schema["properties"]["mode"], json!({"enum": ["offline", "online"]}));
+    let create = tool(&output, "create_thing");
+    assert_eq!(create.input_schema["properties"]["offline"], json!({"type": "object"}));
+    assert_eq!(create.input_schema["properties"]["level"], json!({"enum": [1, 2]}));
+    let f = fidelity::check(&spec, &output.catalog);
+    assert!(f.is_complete(), "{:?}", f.losses);
+    assert_eq!((f.constraints, f.not_applicable), (f.preserved, 1), "the GET body counts as not applicable");
+
+    // An emitted value the left-out bound would have refused is a loss.
+    let t = output.catalog.tools.iter_mut().find(|t| t.name == "list_things").unwrap();
+    t.input_schema["properties"]["mode"]["enum"] = json!(["offline", "online", "x".repeat(5001)]);
+    let f = fidelity::check(&spec, &output.catalog);
+    assert!(f.losses.iter().any(|l| l.keyword == "maxLength"), "{:?}", f.losses);
+}

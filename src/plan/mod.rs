@@ -755,6 +755,15 @@ fn toolsets(api: &Api, intents: &Intents, tools: &[Tool], report: &mut Report) -
     out
 }
 
+/// Whether a schema admits the empty object and nothing else: no properties, no others.
+fn only_empty(shape: &Value) -> bool {
+    let Some(map) = shape.as_object() else { return false };
+    map.get("type").is_none_or(|t| t == "object")
+        && map.get("additionalProperties") == Some(&Value::Bool(false))
+        && map.get("properties").and_then(Value::as_object).is_none_or(serde_json::Map::is_empty)
+        && !map.keys().any(|k| k == "patternProperties" || WHOLE_BODY_KEYWORDS.contains(&k.as_str()))
+}
+
 /// Where a parameter goes in the upstream request.
 fn target_of(p: &crate::resolve::Parameter) -> Target {
     match p.location {
@@ -823,7 +832,12 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
         let name = unique(&p.name, p.location.as_str(), &mut taken);
         args.push(Arg { name, target: target_of(p), required: p.required, schema: p.schema.clone() });
     }
-    let Some(body) = &op.body else { return (args, None, None) };
+    // A body that can only be `{}` on a method whose body means nothing (Stripe declares one on
+    // every GET) is no argument: there is nothing to send.
+    let bodiless = matches!(op.method, Method::Get | Method::Head | Method::Delete | Method::Options);
+    let Some(body) = op.body.as_ref().filter(|b| !(bodiless && only_empty(api.defs.follow(&b.schema)))) else {
+        return (args, None, None);
+    };
     let mut plan = BodyPlan {
         media_type: body.media_type.clone(),
         encoding: body.encoding,

@@ -163,6 +163,49 @@ pub fn drop_implied_types(schema: &mut Value) {
     }
 }
 
+/// Removes what a subschema says twice: a length or numeric bound that every value of its
+/// `enum` or `const` already meets (Stripe's `{"enum": ["offline", "online"], "maxLength": 5000}`),
+/// and an empty `properties` (it constrains nothing). The same values validate, in fewer tokens.
+pub fn drop_implied_limits(schema: &mut Value) {
+    for_each_subschema_mut(schema, &mut |child| {
+        drop_implied_limits(child);
+        if let Value::Object(map) = child
+            && map.get("properties").and_then(Value::as_object).is_some_and(serde_json::Map::is_empty)
+        {
+            map.shift_remove("properties");
+        }
+    });
+    let Value::Object(map) = schema else { return };
+    let values: Vec<Value> = match (map.get("enum"), map.get("const")) {
+        (Some(Value::Array(values)), _) if !values.is_empty() => values.clone(),
+        (None, Some(value)) => vec![value.clone()],
+        _ => return,
+    };
+    let implied: Vec<&str> =
+        LIMITS.iter().copied().filter(|kw| map.get(*kw).is_some_and(|b| meets_all(&values, kw, b))).collect();
+    for kw in implied {
+        map.shift_remove(kw);
+    }
+}
+
+/// Bounds an `enum` or `const` can make redundant.
+const LIMITS: &[&str] = &["minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
+
+/// Whether every value meets bound `kw` (a bound that does not apply to a value's type is met).
+pub fn meets_all(values: &[Value], kw: &str, bound: &Value) -> bool {
+    let Some(b) = bound.as_f64() else { return false };
+    values.iter().all(|v| match (kw, v) {
+        ("minLength", Value::String(s)) => s.chars().count() as f64 >= b,
+        ("maxLength", Value::String(s)) => s.chars().count() as f64 <= b,
+        ("minimum", Value::Number(n)) => n.as_f64().is_some_and(|n| n >= b),
+        ("maximum", Value::Number(n)) => n.as_f64().is_some_and(|n| n <= b),
+        ("exclusiveMinimum", Value::Number(n)) => n.as_f64().is_some_and(|n| n > b),
+        ("exclusiveMaximum", Value::Number(n)) => n.as_f64().is_some_and(|n| n < b),
+        // A bound does not apply to a value of another type.
+        _ => true,
+    })
+}
+
 /// A description's text and the id hint at its end (D2), each trimmed.
 fn split_hint(d: &str) -> (&str, Option<&str>) {
     match d.find(describe::ID_HINT) {
@@ -249,6 +292,31 @@ mod tests {
         // A nested property knows only its own name: "team" says something there.
         assert_eq!(s["properties"]["name"]["description"], "The name of the team.");
         assert_eq!(s["properties"]["since"]["description"], "Only teams created after this time (ISO 8601).");
+    }
+
+    #[test]
+    fn bounds_that_enum_or_const_meets_and_empty_properties_go() {
+        let mut s = json!({"type": "object", "properties": {
+            "a": {"enum": ["offline", "online"], "maxLength": 5000, "minLength": 1},
+            "b": {"enum": ["offline", "online"], "maxLength": 6},
+            "c": {"enum": [1, 5, null], "minimum": 1, "maximum": 5, "exclusiveMaximum": 5},
+            "d": {"const": "x", "maxLength": 1},
+            "e": {"type": "object", "properties": {}},
+            "f": {"type": "string", "maxLength": 10}
+        }});
+        drop_implied_limits(&mut s);
+        let p = &s["properties"];
+        assert_eq!(p["a"], json!({"enum": ["offline", "online"]}));
+        // Kept where a value would break the bound alone: `online` is 6 characters, 5 is not < 5.
+        assert_eq!(p["b"]["maxLength"], 6);
+        assert_eq!(p["c"], json!({"enum": [1, 5, null], "exclusiveMaximum": 5}));
+        assert_eq!(p["d"], json!({"const": "x"}));
+        assert_eq!(p["e"], json!({"type": "object"}));
+        assert_eq!(p["f"]["maxLength"], 10);
+        // The root's own `properties` stays, even empty: clients read it.
+        let mut root = json!({"type": "object", "properties": {}});
+        drop_implied_limits(&mut root);
+        assert_eq!(root["properties"], json!({}));
     }
 
     #[test]

@@ -149,6 +149,7 @@ pub fn input_schema(tool: &Tool, prepared: &Prepared) -> Value {
     // After the repeats are hoisted, so shapes are compared as the spec wrote them; what the
     // model reads only (outputs keep their types for the hosts that render them).
     brief::drop_implied_types(&mut schema);
+    brief::drop_implied_limits(&mut schema);
     schema
 }
 
