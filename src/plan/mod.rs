@@ -12,6 +12,7 @@ pub mod retry;
 pub mod review;
 pub mod select;
 pub mod split;
+pub mod transport;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -625,11 +626,12 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
         security: op.security.clone(),
         list_tool: None,
         fixed: Vec::new(),
-        // Credentials the server sends: out of the model's view, listed for review.
+        // Credentials the server sends and wire-format settings it leaves at their default:
+        // out of the model's view, listed for review.
         hidden: op
             .parameters
             .iter()
-            .filter(|p| p.credential.is_some())
+            .filter(|p| servers_own(p))
             .map(|p| Arg { name: p.name.clone(), target: target_of(p), required: p.required, schema: p.schema.clone() })
             .collect(),
         effects: None,
@@ -764,6 +766,13 @@ fn only_empty(shape: &Value) -> bool {
         && !map.keys().any(|k| k == "patternProperties" || WHOLE_BODY_KEYWORDS.contains(&k.as_str()))
 }
 
+/// A parameter the model does not set: a credential the server sends (resolve
+/// `credentials.rs`) or a wire-format setting it leaves at the upstream's default
+/// (`transport.rs`).
+fn servers_own(p: &crate::resolve::Parameter) -> bool {
+    p.credential.is_some() || transport::only_sets_the_wire_format(p)
+}
+
 /// Where a parameter goes in the upstream request.
 fn target_of(p: &crate::resolve::Parameter) -> Target {
     match p.location {
@@ -825,8 +834,7 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
             );
             continue;
         }
-        // A credential is the server's to send (resolve `credentials.rs`).
-        if p.credential.is_some() {
+        if servers_own(p) {
             continue;
         }
         let name = unique(&p.name, p.location.as_str(), &mut taken);
