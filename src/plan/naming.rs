@@ -288,6 +288,44 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
         return None;
     }
     words.remove(0);
+    // Words only a parameter's name has (`app_id`'s `app`, `id`) name no resource: they go, and a
+    // collection an id follows names one item (`collections/{collection_id}` → `collection`).
+    let statics: Vec<Vec<String>> = segments
+        .iter()
+        .filter(|s| !s.starts_with('{'))
+        .map(|s| s.to_snake_case().split('_').filter(|w| !w.is_empty()).map(str::to_owned).collect())
+        .collect();
+    let in_statics = |w: &str| statics.iter().flatten().any(|s| s == w || singular(s) == w);
+    // Only the words of id parameters (`{appId}`, `{file_id}`); `{person}` names its resource.
+    let id_words: Vec<String> = segments
+        .iter()
+        .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+        .map(|n| n.to_snake_case())
+        .filter(|n| n.rsplit('_').next() == Some("id"))
+        .flat_map(|n| n.split('_').map(str::to_owned).collect::<Vec<_>>())
+        .collect();
+    words.retain(|w| in_statics(w) || !id_words.iter().any(|i| i == w));
+    // Each collection an id follows, by the last word of its segment, in route order: the
+    // first such word of the id is that collection, named as one item.
+    let mut item_of: Vec<String> = segments
+        .windows(2)
+        .filter(|p| !p[0].starts_with('{') && p[1].starts_with('{'))
+        .filter_map(|p| p[0].to_snake_case().rsplit('_').next().map(str::to_owned))
+        .collect();
+    let words: Vec<String> = words
+        .iter()
+        .map(|w| match item_of.iter().position(|i| i == w) {
+            Some(at) => {
+                item_of.remove(at);
+                singular(w)
+            }
+            None => (*w).to_owned(),
+        })
+        .collect();
+    let mut words: Vec<&str> = words.iter().map(String::as_str).collect();
+    if words.is_empty() {
+        return None;
+    }
     let ends_with_param = segments.last().is_some_and(|s| s.starts_with('{'));
     let last = words.last().copied().unwrap_or_default();
     let verb = match method {
@@ -306,10 +344,21 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
     // `customers_customer` (a collection, then its id parameter) says `customer` once.
     let mut nouns: Vec<String> = Vec::with_capacity(words.len());
     for w in words {
-        if nouns.last().is_some_and(|prev| prev != w && singular(prev) == w) {
+        if nouns.last().is_some_and(|prev| prev == w || singular(prev) == w) {
             nouns.pop();
         }
         nouns.push(w.to_owned());
+    }
+    // `value_lists/{value_list}` says `value_list` once too.
+    for k in [3, 2] {
+        let mut i = 0;
+        while i + 2 * k <= nouns.len() {
+            if nouns[i..i + k] == nouns[i + k..i + 2 * k] {
+                nouns.drain(i + k..i + 2 * k);
+            } else {
+                i += 1;
+            }
+        }
     }
     if verb != "list"
         && let Some(last) = nouns.last_mut()
@@ -391,6 +440,9 @@ pub fn is_noise(segment: &str) -> bool {
 /// A simple English singular for resource nouns; plural forms it does not know are kept.
 pub fn singular(word: &str) -> String {
     let lower = word.to_ascii_lowercase();
+    if lower == "ids" {
+        return word[..2].to_owned();
+    }
     if let Some(stem) = lower.strip_suffix("ies")
         && stem.len() > 1
     {
@@ -491,7 +543,37 @@ mod tests {
                 "get_collections_id_items",
                 Method::Get,
                 "/collections/{collection_id}/items",
-                Some("list_collections_id_items"),
+                Some("list_collection_items"),
+            ),
+            (
+                "delete_organisations_id_applications_app_id_vhosts_favourite",
+                Method::Delete,
+                "/organisations/{id}/applications/{appId}/vhosts/favourite",
+                Some("delete_organisation_application_vhosts_favourite"),
+            ),
+            (
+                "get_customers_customer_balance_transactions_transaction",
+                Method::Get,
+                "/v1/customers/{customer}/balance_transactions/{transaction}",
+                Some("get_customer_balance_transaction"),
+            ),
+            (
+                "delete_accounts_account_people_person",
+                Method::Delete,
+                "/v1/accounts/{account}/people/{person}",
+                Some("delete_account_people_person"),
+            ),
+            (
+                "get_accounts_account_external_accounts",
+                Method::Get,
+                "/v1/accounts/{account}/external_accounts",
+                Some("list_account_external_accounts"),
+            ),
+            (
+                "delete_radar_value_lists_value_list",
+                Method::Delete,
+                "/v1/radar/value_lists/{value_list}",
+                Some("delete_radar_value_list"),
             ),
             // RPC-style routes, and PUT/PATCH (which could share a path): kept.
             ("post_create_account", Method::Post, "/createAccount", None),
