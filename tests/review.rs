@@ -339,6 +339,17 @@ paths:
             ("token", &["CHAT_TOKEN".to_owned()][..])
         ]
     );
+    // An overlay that describes the credential is told where it went.
+    let input = mcp_gen::Input {
+        spec: mcp_gen::SourceInput::Text { name: "spec.yaml".into(), text: spec.into() },
+        overlay: Some(mcp_gen::SourceInput::Text {
+            name: "overlay.yaml".into(),
+            text: "mcp-gen: 1\ntools:\n  post_chat_message:\n    operation: chat_postMessage\n    params: { token: { description: Your token. } }\n".into(),
+        }),
+    };
+    let report = mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap_err();
+    let d = report.diagnostics.iter().find(|d| d.message.contains("`token` is not an argument")).unwrap();
+    assert!(d.help.as_deref().is_some_and(|h| h.contains("the server's to send")), "{d:?}");
     // The hidden credential's maxLength is not a constraint the model could break.
     let source = mcp_gen::load::yaml::parse(spec).unwrap().value;
     assert!(mcp_gen::fidelity::check(&source, &out.catalog).is_complete());
