@@ -254,15 +254,15 @@ fn a_read_whose_result_hands_back_its_cursor_pages_with_handles_without_a_pagina
     assert!(!off.description.contains("Pages:"), "{}", off.description);
 }
 
-/// The (cursor argument, next pointer) found for `GET /things` with these query parameters and
-/// this result schema, with no overlay.
-fn found(params: &str, result: Value) -> Option<(String, String)> {
+/// The tool `GET /things` becomes with these query parameters and this result schema, with no
+/// overlay.
+fn list_things(parameters: Value, result: Value) -> mcp_gen::plan::Tool {
     let spec = json!({
         "openapi": "3.1.0",
         "info": {"title": "Things", "version": "1"},
         "paths": {"/things": {"get": {
             "operationId": "listThings",
-            "parameters": serde_json::from_str::<Value>(params).unwrap(),
+            "parameters": parameters,
             "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": result}}}}
         }}}
     });
@@ -271,7 +271,13 @@ fn found(params: &str, result: Value) -> Option<(String, String)> {
         overlay: None,
     };
     let out = mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap();
-    let p = out.catalog.tools[0].pagination.clone()?;
+    out.catalog.tools.into_iter().next().unwrap()
+}
+
+/// The (cursor argument, next pointer) found for `GET /things` with these query parameters and
+/// this result schema, with no overlay.
+fn found(params: &str, result: Value) -> Option<(String, String)> {
+    let p = list_things(serde_json::from_str(params).unwrap(), result).pagination?;
     Some((p.cursor, p.next?))
 }
 
@@ -372,22 +378,8 @@ fn linked(params: &[(&str, &str, &str)], result: Value) -> Option<(String, Vec<S
         .iter()
         .map(|(n, t, d)| json!({"name": n, "in": "query", "description": d, "schema": {"type": t}}))
         .collect();
-    let spec = json!({
-        "openapi": "3.1.0",
-        "info": {"title": "Things", "version": "1"},
-        "paths": {"/things": {"get": {
-            "operationId": "listThings",
-            "parameters": ps,
-            "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": result}}}}
-        }}}
-    });
-    let input = mcp_gen::Input {
-        spec: mcp_gen::SourceInput::Text { name: "things.json".into(), text: spec.to_string() },
-        overlay: None,
-    };
-    let out = mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap();
-    let tool = &out.catalog.tools[0];
-    let p = tool.pagination.clone().filter(|p| p.link)?;
+    let tool = list_things(Value::Array(ps), result);
+    let p = tool.pagination.filter(|p| p.link)?;
     Some((p.cursor, tool.args.iter().map(|a| a.name.clone()).collect()))
 }
 

@@ -77,6 +77,14 @@ pub struct ToolDecl {
     pub handle: Option<HandleDecl>,
 }
 
+impl ToolDecl {
+    /// The argument that takes a handle back, when the tool's pages are announced in the
+    /// upstream's `Link` header (its handles open to a query, not a parameter value).
+    pub fn link_cursor(&self) -> Option<&'static str> {
+        self.handle.filter(|h| h.link).map(|h| h.cursor)
+    }
+}
+
 /// Next-page handles of one tool.
 #[derive(Debug, Clone, Copy)]
 pub struct HandleDecl {

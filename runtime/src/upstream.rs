@@ -68,8 +68,8 @@ impl Upstream {
         extra: &[(&str, String)],
     ) -> Result<CallToolResult, ToolError> {
         let secrets = self.credentials.choose(tool.security).unwrap_or_default();
-        // What a next link may not carry into a readable handle.
-        let (secret_names, secret_values) = secret_parts(&secrets);
+        // What a next link may not carry into a readable handle (Link-header tools only).
+        let withheld = tool.link_cursor().map(|_| secret_parts(&secrets));
         let mut req = build(tool, args, &self.base, secrets)?;
         req.headers.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
         let label = format!("{} {}", tool.method.as_str(), tool.path);
@@ -121,9 +121,9 @@ impl Upstream {
         let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after_ms);
         let content_type =
             response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
-        let next = tool.handle.filter(|h| h.link).map(|_| {
+        let next = withheld.map(|(names, values)| {
             link::next_query(response.headers().get_all(LINK).iter().filter_map(|v| v.to_str().ok()))
-                .map(|q| link::without_secrets(&q, &secret_names, &secret_values))
+                .map(|q| link::without_secrets(&q, &names, &values))
                 .filter(|q| !q.is_empty())
         });
         let bytes = read_limited(response).await.map_err(|e| match e {
@@ -193,7 +193,7 @@ pub fn build(
         fixed.push((f.target, value));
     }
     // An opened next-link handle is a query to send again, not a parameter value.
-    let link_cursor = tool.handle.filter(|h| h.link).map(|h| h.cursor);
+    let link_cursor = tool.link_cursor();
     let next_query = link_cursor.and_then(|c| args.get(c)).and_then(Value::as_str);
     let given = tool
         .args

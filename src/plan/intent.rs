@@ -255,10 +255,11 @@ fn valid_arg_name(name: &str) -> bool {
 }
 
 fn help_names(tool: &Tool, key: &str) -> String {
-    // A parameter the server supplies itself: a credential, a wire-format setting.
+    // A parameter out of the model's view: a credential, a wire-format setting, a cursor only
+    // the Link header gives, or one the overlay hid.
     if tool.hidden.iter().any(|a| a.name == key) {
         return format!(
-            "`{key}` is the server's to send (a credential or a wire-format setting), never an argument; `mcp-gen plan` lists it under `hidden`"
+            "`{key}` is the server's to send or to leave out, never an argument; `mcp-gen plan` lists it under `hidden`"
         );
     }
     let names: Vec<String> = tool.args.iter().map(|a| a.name.clone()).collect();

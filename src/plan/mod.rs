@@ -600,7 +600,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
         (None, None) if spec.merged().is_some() => describe::humanize(&name),
         (None, None) => describe::title(op, &name),
     };
-    let (mut args, body, mut rest) = arguments(api, op, report);
+    let Arguments { mut args, hidden, body, mut rest } = arguments(api, op, report);
     // Spec text, briefly (T6); the overlay's own descriptions and id hints come after.
     for arg in &mut args {
         crate::schema::brief::brief(&mut arg.schema, crate::schema::brief::INPUT_DESCRIPTION);
@@ -626,14 +626,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
         security: op.security.clone(),
         list_tool: None,
         fixed: Vec::new(),
-        // Credentials the server sends and wire-format settings it leaves at their default:
-        // out of the model's view, listed for review.
-        hidden: op
-            .parameters
-            .iter()
-            .filter(|p| servers_own(p))
-            .map(|p| Arg { name: p.name.clone(), target: target_of(p), required: p.required, schema: p.schema.clone() })
-            .collect(),
+        hidden,
         effects: None,
         pagination: None,
         key: None,
@@ -808,9 +801,22 @@ const WHOLE_BODY_KEYWORDS: &[&str] = &[
     "unevaluatedProperties",
 ];
 
-fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Option<BodyPlan>, Option<Value>) {
+/// What an operation's parameters and body become.
+struct Arguments {
+    /// What the model sends.
+    args: Vec<Arg>,
+    /// Credentials the server sends and wire-format settings it leaves at their default: out of
+    /// the model's view, listed for review.
+    hidden: Vec<Arg>,
+    body: Option<BodyPlan>,
+    /// What unknown arguments are (see [`Tool::rest`]).
+    rest: Option<Value>,
+}
+
+fn arguments(api: &Api, op: &Operation, report: &mut Report) -> Arguments {
     let mut taken = BTreeSet::new();
     let mut args = Vec::new();
+    let mut hidden = Vec::new();
     let unique = |wanted: &str, prefix: &str, taken: &mut BTreeSet<String>| -> String {
         let base = if taken.contains(wanted) { format!("{prefix}_{wanted}") } else { wanted.to_owned() };
         naming::numbered(&base, taken)
@@ -835,6 +841,12 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
             continue;
         }
         if servers_own(p) {
+            hidden.push(Arg {
+                name: p.name.clone(),
+                target: target_of(p),
+                required: p.required,
+                schema: p.schema.clone(),
+            });
             continue;
         }
         let name = unique(&p.name, p.location.as_str(), &mut taken);
@@ -844,7 +856,7 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
     // every GET) is no argument: there is nothing to send.
     let bodiless = matches!(op.method, Method::Get | Method::Head | Method::Delete | Method::Options);
     let Some(body) = op.body.as_ref().filter(|b| !(bodiless && only_empty(api.defs.follow(&b.schema)))) else {
-        return (args, None, None);
+        return Arguments { args, hidden, body: None, rest: None };
     };
     let mut plan = BodyPlan {
         media_type: body.media_type.clone(),
@@ -873,7 +885,7 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
             map.insert("description".to_owned(), Value::String(d.clone()));
         }
         args.push(Arg { name, target: Target::Body, required: body.required, schema });
-        return (args, Some(plan), None);
+        return Arguments { args, hidden, body: Some(plan), rest: None };
     }
     let required: BTreeSet<&str> = shape
         .get("required")
@@ -907,7 +919,7 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> (Vec<Arg>, Optio
         Some(Value::Bool(true)) => Some(json!({})),
         Some(schema) => Some(schema.clone()),
     };
-    (args, Some(plan), rest)
+    Arguments { args, hidden, body: Some(plan), rest }
 }
 
 /// A file in a multipart body: a binary string (3.0 `format: binary`, 3.1 a media type without

@@ -195,11 +195,12 @@ fn namespaced(id: &str) -> Option<String> {
 
 /// `admin.apps.approve` → `[[admin], [apps], [approve]]`, each part's words in snake case.
 fn method_parts(id: &str) -> Vec<Vec<String>> {
-    id.split(['.', '/'])
-        .filter(|p| !p.is_empty())
-        .map(|p| p.to_snake_case().split('_').filter(|w| !w.is_empty()).map(str::to_owned).collect::<Vec<_>>())
-        .filter(|words| !words.is_empty())
-        .collect()
+    id.split(['.', '/']).map(snake_words).filter(|words| !words.is_empty()).collect()
+}
+
+/// `listBranches` → `[list, branches]`: the words of a name part, in snake case.
+fn snake_words(part: &str) -> Vec<String> {
+    part.to_snake_case().split('_').filter(|w| !w.is_empty()).map(str::to_owned).collect()
 }
 
 /// `verb`, then the namespace as the noun, then the rest of the method's words.
@@ -279,30 +280,22 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
     if camel || (verb_first && !after_item) {
         return None;
     }
-    let route: Vec<String> = path
-        .split(['/', '.', '-', '{', '}'])
-        .flat_map(|seg| seg.to_snake_case().split('_').map(str::to_owned).collect::<Vec<_>>())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let route: Vec<String> = path.split(['/', '.', '-', '{', '}']).flat_map(snake_words).collect();
     if !words[1..].iter().all(|w| route.iter().any(|r| r == w || singular(r) == *w)) {
         return None;
     }
     words.remove(0);
     // Words only a parameter's name has (`app_id`'s `app`, `id`) name no resource: they go, and a
     // collection an id follows names one item (`collections/{collection_id}` → `collection`).
-    let statics: Vec<Vec<String>> = segments
-        .iter()
-        .filter(|s| !s.starts_with('{'))
-        .map(|s| s.to_snake_case().split('_').filter(|w| !w.is_empty()).map(str::to_owned).collect())
-        .collect();
-    let in_statics = |w: &str| statics.iter().flatten().any(|s| s == w || singular(s) == w);
+    let statics: Vec<String> = segments.iter().filter(|s| !s.starts_with('{')).flat_map(|s| snake_words(s)).collect();
+    let in_statics = |w: &str| statics.iter().any(|s| s == w || singular(s) == w);
     // Only the words of id parameters (`{appId}`, `{file_id}`); `{person}` names its resource.
     let id_words: Vec<String> = segments
         .iter()
         .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-        .map(|n| n.to_snake_case())
-        .filter(|n| n.rsplit('_').next() == Some("id"))
-        .flat_map(|n| n.split('_').map(str::to_owned).collect::<Vec<_>>())
+        .map(snake_words)
+        .filter(|words| words.last().is_some_and(|w| w == "id"))
+        .flatten()
         .collect();
     words.retain(|w| in_statics(w) || !id_words.iter().any(|i| i == w));
     // Each collection an id follows, by the last word of its segment, in route order: the

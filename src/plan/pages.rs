@@ -190,12 +190,7 @@ const FORWARD: &[&str] = &["after", "cursor", "starting_after", "next", "max_id"
 /// forward and the result is an array. The model cannot see the header, so without a handle
 /// it could only guess such a cursor.
 fn in_link<'t>(tool: &'t Tool, op: &Operation, defs: &Defs) -> Option<&'t super::Arg> {
-    let array = |s: &Value| match defs.follow(s).get("type") {
-        Some(Value::String(t)) => t == "array",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array") && ts.iter().all(|t| t == "array" || t == "null"),
-        _ => false,
-    };
-    if !tool.output.as_ref().is_some_and(array) {
+    if !tool.output.as_ref().is_some_and(|o| only_type(o, defs, "array")) {
         return None;
     }
     let mut found = tool.args.iter().filter(|a| {
@@ -233,9 +228,14 @@ fn snake(name: &str) -> String {
 
 /// Whether a schema takes strings only (a `type` of `string`, or `string` and `null`).
 fn is_string(schema: &Value, defs: &Defs) -> bool {
+    only_type(schema, defs, "string")
+}
+
+/// Whether a schema's `type` is `ty`, or `ty` and `null`.
+fn only_type(schema: &Value, defs: &Defs, ty: &str) -> bool {
     match defs.follow(schema).get("type") {
-        Some(Value::String(t)) => t == "string",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null"),
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == ty) && ts.iter().all(|t| t == ty || t == "null"),
         _ => false,
     }
 }

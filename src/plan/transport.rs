@@ -30,22 +30,9 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::resolve::Style;
 
     fn query(name: &str, schema: Value) -> Parameter {
-        Parameter {
-            name: name.to_owned(),
-            location: ParamLocation::Query,
-            required: false,
-            deprecated: false,
-            schema,
-            style: Style::Form,
-            explode: true,
-            allow_reserved: false,
-            json: false,
-            pointer: String::new(),
-            credential: None,
-        }
+        Parameter { schema, ..Parameter::bare(name, ParamLocation::Query, "") }
     }
 
     #[test]

@@ -123,25 +123,11 @@ fn made_for(p: &Parameter, schemes: &mut BTreeMap<String, SecurityScheme>) -> St
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
-    use crate::resolve::{Method, Style};
+    use crate::resolve::Method;
 
     fn param(name: &str, location: ParamLocation, required: bool, description: &str) -> Parameter {
-        Parameter {
-            name: name.to_owned(),
-            location,
-            required,
-            deprecated: false,
-            schema: json!({"type": "string", "description": description}),
-            style: Style::Form,
-            explode: true,
-            allow_reserved: false,
-            json: false,
-            pointer: String::new(),
-            credential: None,
-        }
+        Parameter { required, ..Parameter::bare(name, location, description) }
     }
 
     fn op(path: &str, security: Vec<Vec<String>>, parameters: Vec<Parameter>) -> Operation {

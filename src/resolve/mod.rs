@@ -188,6 +188,26 @@ pub struct Operation {
     pub extensions: Map<String, Value>,
 }
 
+impl Parameter {
+    /// An optional string parameter with this description, for tests to fill in.
+    #[cfg(test)]
+    pub fn bare(name: &str, location: ParamLocation, description: &str) -> Self {
+        Parameter {
+            name: name.to_owned(),
+            location,
+            required: false,
+            deprecated: false,
+            schema: serde_json::json!({"type": "string", "description": description}),
+            style: Style::Form,
+            explode: true,
+            allow_reserved: false,
+            json: false,
+            pointer: String::new(),
+            credential: None,
+        }
+    }
+}
+
 impl Operation {
     /// An operation with nothing but its route, for tests to fill in.
     #[cfg(test)]

@@ -3,7 +3,7 @@
 //! `example` (not limits; a model copies them), `$comment` — and each `description` is cut to its
 //! first sentence within a bound. An id hint ("Use an id returned by …", D2) always survives.
 //! A description that only restates its property's name ("The ID of the user." on `user_id`)
-//! goes too, and so does a `type` that the schema's `enum` or `const` already implies.
+//! goes too, and so does what the schema's `enum` or `const` already implies (`drop_implied`).
 
 use serde_json::Value;
 
@@ -139,36 +139,14 @@ pub fn drop_restating(schema: &mut Value, name: &str, context: &str) {
     }
 }
 
-/// Removes `type` wherever `enum` or `const` already implies it (every listed value has that
-/// type): the same values validate, in fewer tokens.
-pub fn drop_implied_types(schema: &mut Value) {
-    for_each_subschema_mut(schema, &mut drop_implied_types);
-    let Value::Object(map) = schema else { return };
-    let values: Vec<&Value> = match (map.get("enum"), map.get("const")) {
-        (Some(Value::Array(values)), _) if !values.is_empty() => values.iter().collect(),
-        (None, Some(value)) => vec![value],
-        _ => return,
-    };
-    let declared: Vec<&str> = match map.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => return,
-    };
-    let admitted = |v: &Value| {
-        let t = crate::schema::variant::type_of(v);
-        declared.iter().any(|d| *d == t || (*d == "number" && t == "integer"))
-    };
-    if values.into_iter().all(admitted) {
-        map.shift_remove("type");
-    }
-}
-
-/// Removes what a subschema says twice: a length or numeric bound that every value of its
-/// `enum` or `const` already meets (Stripe's `{"enum": ["offline", "online"], "maxLength": 5000}`),
-/// and an empty `properties` (it constrains nothing). The same values validate, in fewer tokens.
-pub fn drop_implied_limits(schema: &mut Value) {
+/// Removes what a schema says twice, in every subschema: a `type` its `enum` or `const` already
+/// implies (every listed value has that type), a length or numeric bound every listed value
+/// meets (Stripe's `{"enum": ["offline", "online"], "maxLength": 5000}`), and an empty
+/// `properties` below the root (it constrains nothing). The same values validate, in fewer
+/// tokens.
+pub fn drop_implied(schema: &mut Value) {
     for_each_subschema_mut(schema, &mut |child| {
-        drop_implied_limits(child);
+        drop_implied(child);
         if let Value::Object(map) = child
             && map.get("properties").and_then(Value::as_object).is_some_and(serde_json::Map::is_empty)
         {
@@ -176,23 +154,42 @@ pub fn drop_implied_limits(schema: &mut Value) {
         }
     });
     let Value::Object(map) = schema else { return };
-    let values: Vec<Value> = match (map.get("enum"), map.get("const")) {
-        (Some(Value::Array(values)), _) if !values.is_empty() => values.clone(),
-        (None, Some(value)) => vec![value.clone()],
-        _ => return,
+    let implied: Vec<&str> = {
+        let values: Vec<&Value> = match (map.get("enum"), map.get("const")) {
+            (Some(Value::Array(values)), _) if !values.is_empty() => values.iter().collect(),
+            (None, Some(value)) => vec![value],
+            _ => return,
+        };
+        let mut implied: Vec<&str> =
+            LIMITS.iter().copied().filter(|kw| map.get(*kw).is_some_and(|b| meets_all(&values, kw, b))).collect();
+        if type_admits_all(map.get("type"), &values) {
+            implied.push("type");
+        }
+        implied
     };
-    let implied: Vec<&str> =
-        LIMITS.iter().copied().filter(|kw| map.get(*kw).is_some_and(|b| meets_all(&values, kw, b))).collect();
     for kw in implied {
         map.shift_remove(kw);
     }
+}
+
+/// Whether a declared `type` admits every value (then the values say it already).
+fn type_admits_all(declared: Option<&Value>, values: &[&Value]) -> bool {
+    let declared: Vec<&str> = match declared {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return false,
+    };
+    values.iter().all(|v| {
+        let t = crate::schema::variant::type_of(v);
+        declared.iter().any(|d| *d == t || (*d == "number" && t == "integer"))
+    })
 }
 
 /// Bounds an `enum` or `const` can make redundant.
 const LIMITS: &[&str] = &["minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 
 /// Whether every value meets bound `kw` (a bound that does not apply to a value's type is met).
-pub fn meets_all(values: &[Value], kw: &str, bound: &Value) -> bool {
+fn meets_all(values: &[&Value], kw: &str, bound: &Value) -> bool {
     let Some(b) = bound.as_f64() else { return false };
     values.iter().all(|v| match (kw, v) {
         ("minLength", Value::String(s)) => s.chars().count() as f64 >= b,
@@ -304,10 +301,10 @@ mod tests {
             "e": {"type": "object", "properties": {}},
             "f": {"type": "string", "maxLength": 10}
         }});
-        drop_implied_limits(&mut s);
+        drop_implied(&mut s);
         let p = &s["properties"];
         assert_eq!(p["a"], json!({"enum": ["offline", "online"]}));
-        // Kept where a value would break the bound alone: `online` is 6 characters, 5 is not < 5.
+        // Kept where a value would break the bound alone: `offline` is 7 characters, 5 is not < 5.
         assert_eq!(p["b"]["maxLength"], 6);
         assert_eq!(p["c"], json!({"enum": [1, 5, null], "exclusiveMaximum": 5}));
         assert_eq!(p["d"], json!({"const": "x"}));
@@ -315,7 +312,7 @@ mod tests {
         assert_eq!(p["f"]["maxLength"], 10);
         // The root's own `properties` stays, even empty: clients read it.
         let mut root = json!({"type": "object", "properties": {}});
-        drop_implied_limits(&mut root);
+        drop_implied(&mut root);
         assert_eq!(root["properties"], json!({}));
     }
 
@@ -330,7 +327,7 @@ mod tests {
             "f": {"type": "string", "enum": ["x", 1]},
             "g": {"anyOf": [{"type": "string", "enum": [""]}, {"type": "integer"}]}
         }});
-        drop_implied_types(&mut s);
+        drop_implied(&mut s);
         let p = &s["properties"];
         assert_eq!(p["a"], json!({"enum": ["x", "y"]}));
         assert_eq!(p["b"], json!({"enum": ["x", null]}));

@@ -148,8 +148,7 @@ pub fn input_schema(tool: &Tool, prepared: &Prepared) -> Value {
     let mut schema = finish(Value::Object(root), prepared, None, true).0;
     // After the repeats are hoisted, so shapes are compared as the spec wrote them; what the
     // model reads only (outputs keep their types for the hosts that render them).
-    brief::drop_implied_types(&mut schema);
-    brief::drop_implied_limits(&mut schema);
+    brief::drop_implied(&mut schema);
     schema
 }
 
