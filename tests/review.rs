@@ -230,8 +230,8 @@ fn a_toolset_is_a_catalog_of_its_own_and_the_plan_shows_fixed_and_hidden_argumen
 }
 
 /// T1: operationIds that only restate the method and path (`PostCustomers`) get the verb the
-/// route means; where two such names would meet, the ids as written keep them apart, and an id
-/// that says more than its route is kept.
+/// route means; where two such names would meet, the ids as written keep them apart, an id that
+/// says more than its route is kept, and an RPC id loses only the method it leads with.
 #[test]
 fn ids_that_restate_the_route_are_named_verb_noun() {
     let spec = r#"
@@ -267,13 +267,13 @@ paths:
         [
             "cancel_customer",
             "create_customer",
+            "create_order",
             "delete_customer",
             "get_account",
             "get_accounts_account",
             "get_current_user",
             "get_customer",
             "list_customers",
-            "post_create_order",
             "update_customer",
         ]
     );
@@ -353,4 +353,80 @@ paths:
     // The hidden credential's maxLength is not a constraint the model could break.
     let source = mcp_gen::load::yaml::parse(spec).unwrap().value;
     assert!(mcp_gen::fidelity::check(&source, &out.catalog).is_complete());
+}
+
+/// An action's verb, not only its method, sets its annotations (T3, D4): AWS's query API serves
+/// `DeleteDBProxy` on GET as well as POST. One tool is kept per action, named for the action,
+/// and a GET that deletes is neither read-only nor harmless.
+#[test]
+fn an_action_served_on_get_and_post_is_one_tool_annotated_by_its_verb() {
+    let spec = r##"
+openapi: 3.0.3
+info: {title: Query API, version: "1"}
+paths:
+  /#Action=DeleteDBProxy:
+    get:
+      operationId: GET_DeleteDBProxy
+      parameters: [{name: DBProxyName, in: query, required: true, schema: {type: string}}]
+      responses: {"200": {description: ok}}
+    post:
+      operationId: POST_DeleteDBProxy
+      requestBody: {content: {text/xml: {schema: {type: object, properties: {DBProxyName: {type: string}}}}}}
+      responses: {"200": {description: ok}}
+  /#Action=DescribeDBProxies:
+    get:
+      operationId: GET_DescribeDBProxies
+      responses: {"200": {description: ok}}
+    post:
+      operationId: POST_DescribeDBProxies
+      responses: {"200": {description: ok}}
+  /#Action=SplitShard:
+    get:
+      operationId: GET_SplitShard
+      responses: {"200": {description: ok}}
+  /pads/delete:
+    get:
+      operationId: deletePadUsingGET
+      responses: {"200": {description: ok}}
+  /orgs/{org}/secrets/delete:
+    post:
+      operationId: postOrgsIdSecrets
+      parameters: [{name: org, in: path, required: true, schema: {type: string}}]
+      responses: {"204": {description: deleted}}
+  /lines/{id}/stoppoints:
+    get:
+      operationId: Line_StopPoints
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: ok}}
+"##;
+    let out = compile(spec, None);
+    let tool = |name: &str| {
+        out.catalog.tools.iter().find(|t| t.name == name).unwrap_or_else(|| {
+            panic!("no {name} in {:?}", out.catalog.tools.iter().map(|t| &t.name).collect::<Vec<_>>())
+        })
+    };
+    // The GET of DeleteDBProxy is kept (the POST's body is XML text the API does not read);
+    // DescribeDBProxies keeps its POST.
+    let delete = tool("delete_db_proxy");
+    assert_eq!(delete.operation.method.as_lower(), "get");
+    assert!(!delete.annotations.read_only && delete.annotations.destructive, "{:?}", delete.annotations);
+    assert!(delete.key.is_some(), "a side effect is keyed (R2)");
+    let describe = tool("describe_db_proxies");
+    assert_eq!(describe.operation.method.as_lower(), "post");
+    assert_eq!(out.catalog.tools.len(), 6, "one tool per action");
+    let left_out: Vec<&str> = out.catalog.excluded.iter().map(|e| e.reason.as_str()).collect();
+    assert!(
+        left_out.contains(
+            &"the same action as GET /#Action=DeleteDBProxy, which is kept (T4; keep it with the overlay's `include`)"
+        ),
+        "{left_out:?}"
+    );
+    // A verb the catalog does not know, on an RPC route, is not taken for a read.
+    assert!(!tool("get_split_shard").annotations.read_only);
+    assert!(!tool("delete_pad_using_get").annotations.read_only);
+    // A route ending in its action: destructive whatever the id says.
+    assert!(tool("post_orgs_id_secrets").annotations.destructive);
+    // A line's stop points are read, not stopped.
+    let stops = tool("line_stop_points");
+    assert!(stops.annotations.read_only, "{:?}", stops.annotations);
 }

@@ -5,6 +5,8 @@
 
 use std::collections::BTreeSet;
 
+use heck::ToSnakeCase;
+
 use serde_json::{Value, json};
 
 use super::{Annotations, Arg, Fixed, Target, Tool};
@@ -17,11 +19,103 @@ use crate::resolve::Defs;
 const DESTRUCTIVE_VERBS: &[&str] =
     &["delete", "remove", "void", "cancel", "revoke", "destroy", "purge", "reject", "terminate", "close"];
 
-/// Annotations from the method, then the name's verb, then the team's stated effects.
-pub fn annotations(tool: &Tool, effects: Option<&Effects>) -> Annotations {
+/// Verbs of actions that change state: a GET whose operation is named for one is not
+/// read-only (AWS's query API serves `DeleteDBProxy` on GET, Etherpad `createGroupPadUsingGET`).
+/// Words that also name things an id may start with (`purchaseOrdersAll`, `StopPoint_Crowding`,
+/// `sendAnalytics` for `GET /sends`, `releaseGet`) are left out; on an RPC route any verb but a
+/// read's counts.
+const WRITE_VERBS: &[&str] = &[
+    "activate",
+    "add",
+    "allocate",
+    "approve",
+    "assign",
+    "associate",
+    "attach",
+    "authorize",
+    "cancel",
+    "confirm",
+    "create",
+    "deactivate",
+    "deallocate",
+    "decline",
+    "delete",
+    "deprovision",
+    "deregister",
+    "destroy",
+    "detach",
+    "disable",
+    "disassociate",
+    "enable",
+    "execute",
+    "failover",
+    "insert",
+    "invoke",
+    "modify",
+    "promote",
+    "provision",
+    "purge",
+    "reboot",
+    "redeploy",
+    "regenerate",
+    "register",
+    "reimage",
+    "reject",
+    "remove",
+    "rename",
+    "replace",
+    "resize",
+    "restart",
+    "restore",
+    "revoke",
+    "rollback",
+    "rotate",
+    "submit",
+    "suspend",
+    "terminate",
+    "trigger",
+    "unassign",
+    "untag",
+    "update",
+    "upgrade",
+    "void",
+];
+
+/// The verb of the action an RPC route calls: its operationId's first word past the method the
+/// id may lead with (`GET_SplitShard` → `split`, `GET_GetUser` → `get`), else the derived name's.
+fn action_verb(tool: &Tool, derived: &str) -> String {
+    let words: Vec<String> = tool
+        .operation
+        .operation_id
+        .as_deref()
+        .map(|id| id.to_snake_case().split('_').filter(|w| !w.is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default();
+    match words.as_slice() {
+        [method, verb, ..] if method == tool.operation.method.as_lower() => verb.clone(),
+        [verb, ..] => verb.clone(),
+        [] => derived.split('_').next().unwrap_or_default().to_owned(),
+    }
+}
+
+/// Annotations from the method, then the verbs of the tool's name and of the name its operation
+/// would get (`derived`), then the team's stated effects.
+pub fn annotations(tool: &Tool, derived: &str, effects: Option<&Effects>) -> Annotations {
     let mut a = Annotations::from_method(tool.operation.method);
-    let verb = tool.name.split('_').next().unwrap_or_default();
-    if !a.read_only && DESTRUCTIVE_VERBS.contains(&verb) {
+    // The derived name counts too: a name taken from the overlay, or the operationId as
+    // written when derived names collide, may not start with the action's verb.
+    let verbs = [&tool.name, derived].map(|n| n.split('_').next().unwrap_or_default());
+    let named = |list: &[&str]| verbs.iter().any(|v| list.contains(v));
+    // A GET of an RPC-style route (`/#Action=SwitchoverReadReplica`) says nothing about safety:
+    // it reads only when its action's verb is a read.
+    let rpc = super::naming::is_rpc_route(&tool.operation.path);
+    if a.read_only && (named(WRITE_VERBS) || (rpc && !super::naming::is_read_verb(&action_verb(tool, derived)))) {
+        a = Annotations { read_only: false, destructive: false, idempotent: false, open_world: a.open_world };
+    }
+    // `POST /orgs/{org}/secrets/delete`: the route's action counts as well, when the segment is
+    // that one word (`remove-token` names a token).
+    let action = tool.operation.path.rsplit('/').find(|s| !s.is_empty() && !s.starts_with('{'));
+    let route_verb = action.filter(|s| s.chars().all(|c| c.is_ascii_lowercase())).unwrap_or_default();
+    if !a.read_only && (named(DESTRUCTIVE_VERBS) || DESTRUCTIVE_VERBS.contains(&route_verb)) {
         a.destructive = true;
     }
     let Some(e) = effects else { return a };

@@ -650,7 +650,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
     if let Some(i) = spec.intent {
         intent::apply(&mut tool, i, &api.defs, report);
     }
-    tool.annotations = intent::annotations(&tool, tool.effects.as_ref());
+    tool.annotations = intent::annotations(&tool, &naming::base_name(op), tool.effects.as_ref());
     // Declared pagination, else what the result shows (H1); a declaration naming no argument
     // of the tool was reported with the overlay.
     match spec.intent.and_then(|i| i.overlay.paginate.as_ref()) {

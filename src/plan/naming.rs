@@ -11,13 +11,19 @@ pub const MAX_LEN: usize = 64;
 /// The name an operation gets before collisions are resolved.
 pub fn base_name(op: &Operation) -> String {
     let raw = match &op.operation_id {
-        Some(id) => namespaced(id).or_else(|| rpc_path(id, &op.path, op.method)).unwrap_or_else(|| {
-            let snake = id.to_snake_case();
-            restated(&snake, op.method, &op.path).unwrap_or(snake)
-        }),
+        Some(id) => route_prefixed(id, op)
+            .or_else(|| namespaced(id))
+            .or_else(|| noun_verb(id, op.method))
+            .or_else(|| rpc_path(id, &op.path, op.method))
+            .unwrap_or_else(|| {
+                let snake = id.to_snake_case();
+                restated(&snake, op.method, &op.path)
+                    .or_else(|| method_prefixed(&snake, op.method, &op.path))
+                    .unwrap_or(snake)
+            }),
         None => from_route(op.method, &op.path),
     };
-    fit(&sanitize(&raw))
+    fit(&sanitize(&without_articles(&raw)))
 }
 
 /// The operationId as written (snake case, fitted) when [`base_name`] gave it the route's verb
@@ -173,6 +179,256 @@ fn is_verb(word: &str) -> bool {
     VERBS.contains(&word) || ACTIONS.contains(&word) || METHOD_VERBS.contains(&word)
 }
 
+/// Verbs an action's own name starts with (AWS's `DescribeDBClusters`, Azure's
+/// `Databases_Failover`), besides those of [`is_verb`]. Only where the name is known to lead with
+/// its verb: after a method prefix or an Azure-style `Noun_` group.
+const ACTION_VERBS: &[&str] = &[
+    "acknowledge",
+    "allocate",
+    "apply",
+    "associate",
+    "backtrack",
+    "backup",
+    "change",
+    "clear",
+    "clone",
+    "configure",
+    "count",
+    "deallocate",
+    "define",
+    "deprovision",
+    "deregister",
+    "describe",
+    "detect",
+    "disassociate",
+    "estimate",
+    "evaluate",
+    "failover",
+    "install",
+    "invoke",
+    "migrate",
+    "modify",
+    "preview",
+    "promote",
+    "provision",
+    "purchase",
+    "purge",
+    "query",
+    "read",
+    "reboot",
+    "redeploy",
+    "refresh",
+    "regenerate",
+    "reimage",
+    "renew",
+    "restart",
+    "resize",
+    "rollback",
+    "scale",
+    "settle",
+    "summarize",
+    "swap",
+    "switchover",
+    "tag",
+    "trigger",
+    "unassign",
+    "untag",
+    "upgrade",
+];
+
+/// Whether an action whose name starts with `word` names its verb first (see [`ACTION_VERBS`]).
+pub fn is_action_verb(word: &str) -> bool {
+    is_verb(word) || ACTION_VERBS.contains(&word)
+}
+
+/// The first word of a name, lowercased (`DeleteDBProxy` → `delete`).
+pub fn first_word(name: &str) -> String {
+    snake_words(name).into_iter().next().unwrap_or_default()
+}
+
+/// An Azure-style `Group_Method` operationId (`ManagementPolicies_CreateOrUpdate`,
+/// `GalleryImageVersions_ListByGalleryImage`, NSwag's `Users_GetById`) turned verb first:
+/// `create_or_update_management_policy`, `list_gallery_image_versions_by_gallery_image`,
+/// `get_user_by_id`. A `Put`/`Post`/`Patch` method word means what its HTTP method does
+/// (DocuSign's `Tabs_PutTemplateDocumentTabs` → `update_template_document_tabs`). `None` unless
+/// the id is exactly two PascalCase parts and the second starts with a verb.
+fn noun_verb(id: &str, method: Method) -> Option<String> {
+    let (group, action) = id.split_once('_')?;
+    let pascal =
+        |s: &str| s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric());
+    if !pascal(group) || !pascal(action) {
+        return None;
+    }
+    let namespace = vec![snake_words(group)];
+    // `GET_DescribeX`, `CREATE_Thing`, `Post_OrderLineItems`: the first part is a verb, not a
+    // group (Azure's `Tag_GetByProduct` has a group that could be one).
+    let shouted = group.len() > 1 && group.chars().all(|c| c.is_ascii_uppercase());
+    if shouted || (namespace[0].len() == 1 && is_method_word(&namespace[0][0])) {
+        return None;
+    }
+    let mut words = snake_words(action);
+    // `GetAll`, `GetAllPayments`: a list.
+    if words.len() > 1 && words[0] == "get" && words[1] == "all" {
+        words.drain(..2);
+        let namespace = if words.is_empty() { vec![plural_last(&namespace[0])] } else { namespace };
+        return verb_first("list", &namespace, &words);
+    }
+    let verb = match (words.first()?.as_str(), method) {
+        ("put", Method::Put) => "update".to_owned(),
+        ("patch", Method::Patch) => "patch".to_owned(),
+        ("post", Method::Post) => "create".to_owned(),
+        (first, _) if is_transport_word(first) => return None,
+        // `CreateOrUpdate`: one verb of two.
+        (first, _) if words.get(1).is_some_and(|w| w == "or") && words.get(2).is_some_and(|w| is_action_verb(w)) => {
+            format!("{first}_or_{}", words[2])
+        }
+        // A GET reads: `Line_StopPoints` names the stop points of a line.
+        (first, Method::Get | Method::Head) if !is_read_verb(first) => return None,
+        (first, _) if is_action_verb(first) => first.to_owned(),
+        _ => return None,
+    };
+    let skip = verb.split('_').count();
+    verb_first(&verb, &namespace, &words[skip..])
+}
+
+/// A route that names its action in a fragment (AWS's `/#Action=DeleteDBProxy`,
+/// `/#X-Amz-Target=Service.DeleteThing`): its method says nothing about what the action does.
+pub fn is_rpc_route(path: &str) -> bool {
+    path.split_once('#').is_some_and(|(_, fragment)| fragment.contains('='))
+}
+
+/// Verbs of actions that only read.
+pub fn is_read_verb(word: &str) -> bool {
+    matches!(
+        word,
+        "calculate"
+            | "check"
+            | "compare"
+            | "count"
+            | "describe"
+            | "download"
+            | "estimate"
+            | "export"
+            | "fetch"
+            | "find"
+            | "get"
+            | "list"
+            | "lookup"
+            | "preview"
+            | "query"
+            | "read"
+            | "retrieve"
+            | "search"
+            | "simulate"
+            | "validate"
+            | "view"
+    )
+}
+
+/// HTTP method names, which some ids start with for transport only.
+fn is_method_word(word: &str) -> bool {
+    word == "get" || word == "delete" || is_transport_word(word)
+}
+
+/// Method names that are not the verb of what an action does (`get` and `delete` are).
+fn is_transport_word(word: &str) -> bool {
+    matches!(word, "put" | "post" | "patch" | "head" | "options")
+}
+
+/// Nouns a list does not pluralize.
+const UNCOUNTABLE: &[&str] =
+    &["analytics", "content", "data", "feedback", "history", "info", "information", "media", "metadata", "software"];
+
+/// The words with the last one plural (`[sales, order]` → `[sales, orders]`).
+fn plural_last(words: &[String]) -> Vec<String> {
+    let mut out = words.to_vec();
+    if let Some(last) = out.last_mut()
+        && singular(last) == *last
+        && !UNCOUNTABLE.contains(&last.as_str())
+    {
+        *last = plural(last);
+    }
+    out
+}
+
+/// A simple English plural, the inverse of [`singular`] for regular nouns.
+fn plural(word: &str) -> String {
+    let vowel_before_y = word.len() > 1 && matches!(word.as_bytes()[word.len() - 2], b'a' | b'e' | b'o' | b'u');
+    if word.ends_with('y') && !vowel_before_y {
+        format!("{}ies", &word[..word.len() - 1])
+    } else if ["s", "x", "ch", "sh", "z"].iter().any(|e| word.ends_with(e)) {
+        format!("{word}es")
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// An operationId that leads with a method before the action's own verb (AWS's
+/// `GET_DescribeDBClusters` on `/#Action=DescribeDBClusters`, Adyen's `post-createTestCardRanges`):
+/// the action's name (`describe_db_clusters`, `create_test_card_ranges`). Two words at least
+/// remain. On a GET of a resource path the word after `get` is a noun (Zuora's
+/// `GET_RefundItemParts` reads a refund's parts): only an RPC-style route names an action there.
+fn method_prefixed(snake: &str, method: Method, path: &str) -> Option<String> {
+    let words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
+    match words.as_slice() {
+        // `get` and `delete` are verbs of their own (`DeleteRequestValidator`): only the route's
+        // own method on an RPC route (`GET /#Action=GetConsoleScreenshot`) is a prefix.
+        [first, verb, _, ..]
+            if is_action_verb(verb)
+                && !is_transport_word(verb)
+                && ((is_transport_word(first) && method != Method::Get)
+                    || (*first == method.as_lower() && is_rpc_route(path))) =>
+        {
+            Some(words[1..].join("_"))
+        }
+        _ => None,
+    }
+}
+
+/// HubSpot's operationIds spell out the route and then name the method
+/// (`get-/webhooks/v3/{appId}/subscriptions_getAll`): the method's verb and the route's last
+/// resource (`list_subscriptions`, `get_subscription_by_id`, `archive_subscription`).
+fn route_prefixed(id: &str, op: &Operation) -> Option<String> {
+    let name = id.strip_prefix(op.method.as_lower())?.strip_prefix('-')?.strip_prefix(op.path.as_str())?;
+    let words = snake_words(name.strip_prefix('_')?);
+    let verb = words.first()?.as_str();
+    if !is_action_verb(verb) {
+        return None;
+    }
+    // The last segment that is a resource: not a parameter, a version, an action (`/delete`)
+    // nor a word of the method.
+    let noun = op
+        .path
+        .split('/')
+        .rev()
+        .filter(|s| !s.is_empty() && !s.starts_with('{') && !is_noise(s) && !is_action_verb(&first_word(s)))
+        .find(|s| !snake_words(s).iter().all(|w| words.contains(w)))?;
+    let namespace = vec![snake_words(noun)];
+    match &words[1..] {
+        [all] if verb == "get" && all == "all" => verb_first("list", &namespace, &[]),
+        rest => verb_first(verb, &namespace, rest),
+    }
+}
+
+/// Articles in a name made from a sentence (`retrieve_a_media_item` → `retrieve_media_item`).
+/// A lone `a` before `record` is a DNS record type, not an article.
+fn without_articles(name: &str) -> String {
+    let words: Vec<&str> = name.split('_').collect();
+    let kept: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|&(i, w)| {
+            let article = matches!(*w, "a" | "an" | "the")
+                && i > 0
+                && i + 1 < words.len()
+                && !(*w == "a" && words[i + 1].starts_with("record"));
+            !article
+        })
+        .map(|(_, w)| *w)
+        .collect();
+    kept.join("_")
+}
+
 /// Words that start a qualifier rather than a noun (`list-for-repo`).
 const PREPOSITIONS: &[&str] = &["for", "in", "on", "by", "to", "from", "with", "of", "at"];
 
@@ -216,12 +472,26 @@ fn verb_first(verb: &str, namespace: &[Vec<String>], rest: &[String]) -> Option<
     // The namespace names a collection: one item unless the verb lists them, or unless a noun
     // of the rest follows (`list_repo_branches`).
     let one = verb != "list" || (!rest.is_empty() && !qualifier);
-    if one && let Some(noun) = nouns.last_mut() {
-        *noun = singular(noun);
+    if let Some(noun) = nouns.last_mut() {
+        // `Reservation_List` lists reservations.
+        *noun = if one {
+            singular(noun)
+        } else if rest.is_empty() && singular(noun) == *noun && !UNCOUNTABLE.contains(&noun.as_str()) {
+            plural(noun)
+        } else {
+            noun.clone()
+        };
     }
-    let said = |noun: &str| rest.iter().any(|w| singular(w) == singular(noun));
-    if nouns.last().is_some_and(|n| said(n)) {
+    // The rest names the resource itself (`repos/get-repo-rule`, `SupplierPayment_GetAllPayments`):
+    // said once, after the verb.
+    // Only before a qualifier: `CreateHeaderAttachmentBydebitNoteNumber` keeps its group's `note`.
+    let named_part = rest.iter().take_while(|w| !PREPOSITIONS.contains(&w.as_str()) && !w.starts_with("by"));
+    let named_part: Vec<&String> = named_part.collect();
+    let said = |noun: &str| named_part.iter().any(|w| singular(w) == singular(noun));
+    if nouns.iter().all(|n| said(n)) {
         nouns.clear();
+    } else if nouns.last().is_some_and(|n| said(n)) {
+        nouns.pop();
     }
     let words: Vec<&str> =
         std::iter::once(verb).chain(nouns.iter().map(String::as_str)).chain(rest.iter().map(String::as_str)).collect();
@@ -325,6 +595,11 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
         Method::Post if !ends_with_param && words.len() > 1 && ACTIONS.contains(&last) => {
             words.pop();
             last
+        }
+        // `POST /payments/{payment-id}/settle` named `PostSettlePayment`: the action leads.
+        Method::Post if after_item && words.len() > 1 && words[0] == last_segment && is_action_verb(last_segment) => {
+            words.remove(0);
+            last_segment
         }
         Method::Get if !ends_with_param && singular(last) != last => "list",
         Method::Get | Method::Head => "get",
@@ -440,6 +715,12 @@ pub fn singular(word: &str) -> String {
         && stem.len() > 1
     {
         return format!("{}y", &word[..stem.len()]);
+    }
+    // `caches`, `niches`: a single vowel before `ches` ends the singular in `e` (not `coaches`).
+    let b = lower.as_bytes();
+    let vowel = |c: u8| matches!(c, b'a' | b'e' | b'i' | b'o' | b'u');
+    if lower.ends_with("ches") && b.len() > 5 && vowel(b[b.len() - 5]) && !vowel(b[b.len() - 6]) {
+        return word[..word.len() - 1].to_owned();
     }
     for ending in ["sses", "xes", "ches", "shes", "zzes"] {
         if lower.ends_with(ending) {
@@ -641,6 +922,110 @@ mod tests {
             ("pets_list", get, "/pets/list", None),
         ] {
             assert_eq!(rpc_path(id, path, method).as_deref(), want, "{id}");
+        }
+    }
+
+    #[test]
+    fn group_then_method_ids_put_their_verb_first() {
+        let (get, put, post, patch, delete) = (Method::Get, Method::Put, Method::Post, Method::Patch, Method::Delete);
+        for (id, method, want) in [
+            ("ManagementPolicies_CreateOrUpdate", put, Some("create_or_update_management_policy")),
+            ("GalleryImageVersions_ListByGalleryImage", get, Some("list_gallery_image_versions_by_gallery_image")),
+            ("SyncAgents_ListLinkedDatabases", get, Some("list_sync_agent_linked_databases")),
+            ("Operations_List", get, Some("list_operations")),
+            ("Reservation_List", get, Some("list_reservations")),
+            ("Caches_Delete", delete, Some("delete_cache")),
+            ("Databases_Failover", post, Some("failover_database")),
+            ("Users_GetById", get, Some("get_user_by_id")),
+            ("Users_GetCurrentUser", get, Some("get_current_user")),
+            ("Tag_GetByProduct", get, Some("get_tag_by_product")),
+            ("Customer_GetAll", get, Some("list_customers")),
+            ("SupplierPayment_GetAllPayments", get, Some("list_supplier_payments")),
+            ("BrandExport_GetBrandExportFile", get, Some("get_brand_export_file")),
+            (
+                "CustomerDebitNote_CreateHeaderAttachmentBydebitNoteNumber",
+                post,
+                Some("create_customer_debit_note_header_attachment_bydebit_note_number"),
+            ),
+            // A method word means what its HTTP method does.
+            ("Tabs_PutTemplateDocumentTabs", put, Some("update_template_document_tabs")),
+            ("PurchaseOrder_Post", post, Some("create_purchase_order")),
+            ("TaxRegions_PatchEntity", patch, Some("patch_tax_region_entity")),
+            // As written: a verb or a method for the first part, no verb, a GET that is not a
+            // read (`StopPoints` are a line's stops), not two PascalCase parts.
+            ("GET_DescribeDBClusters", get, None),
+            ("CREATE_PaymentServiceProviderCredential", post, None),
+            ("Post_OrderLineItems", post, None),
+            ("Alerts_MetaData", get, None),
+            ("Line_StopPoints", get, None),
+            ("post_storage_policy_assignments", post, None),
+            ("Pets_List_All", get, None),
+        ] {
+            assert_eq!(noun_verb(id, method).as_deref(), want, "{id}");
+        }
+    }
+
+    #[test]
+    fn a_method_before_the_actions_verb_is_dropped() {
+        let (get, put, post, delete) = (Method::Get, Method::Put, Method::Post, Method::Delete);
+        for (snake, method, path, want) in [
+            ("get_describe_db_clusters", get, "/#Action=DescribeDBClusters", Some("describe_db_clusters")),
+            ("get_delete_db_proxy", get, "/#Action=DeleteDBProxy", Some("delete_db_proxy")),
+            ("post_create_test_card_ranges", post, "/createTestCardRanges", Some("create_test_card_ranges")),
+            ("put_accept_user_access", put, "/v1/users/{id}/accept-access", Some("accept_user_access")),
+            // A GET of a resource names a noun next (Zuora's refund parts); `delete` is the verb
+            // of `DeleteRequestValidator`, and of `DeleteThing` on an RPC route sent by POST.
+            ("get_refund_item_parts", get, "/v1/refunds/{id}/parts", None),
+            ("delete_request_validator", delete, "/restapis/{id}/requestvalidators/{vid}", None),
+            ("delete_query_suggestions", post, "/#X-Amz-Target=Kendra.DeleteQuerySuggestions", None),
+            ("post_search", post, "/search", None),
+            ("get_customers", get, "/#Action=GetCustomers", None),
+        ] {
+            assert_eq!(method_prefixed(snake, method, path).as_deref(), want, "{snake}");
+        }
+    }
+
+    #[test]
+    fn hubspot_ids_name_the_route_then_the_method() {
+        let op = |method: Method, path: &str, name: &str| Operation {
+            operation_id: Some(format!("{}-{path}_{name}", method.as_lower())),
+            ..Operation::bare(method, path)
+        };
+        for (op, want) in [
+            (op(Method::Get, "/webhooks/v3/{appId}/subscriptions", "getAll"), "list_subscriptions"),
+            (op(Method::Get, "/webhooks/v3/{appId}/subscriptions/{id}", "getById"), "get_subscription_by_id"),
+            (op(Method::Delete, "/webhooks/v3/{appId}/subscriptions/{id}", "archive"), "archive_subscription"),
+            (
+                op(Method::Post, "/webhooks/v3/{appId}/subscriptions/batch/update", "updateBatch"),
+                "update_subscription_batch",
+            ),
+            (op(Method::Post, "/marketing/v3/events/delete", "archive"), "archive_event"),
+        ] {
+            assert_eq!(base_name(&op), want);
+        }
+        // Any other id that merely starts with its method is not read this way.
+        assert_eq!(route_prefixed("get-things", &Operation::bare(Method::Get, "/things")), None);
+    }
+
+    #[test]
+    fn articles_leave_names_made_from_sentences() {
+        assert_eq!(without_articles("retrieve_a_media_item"), "retrieve_media_item");
+        assert_eq!(without_articles("get_the_weekend_box_office"), "get_weekend_box_office");
+        assert_eq!(without_articles("create_an_account"), "create_account");
+        // A DNS A record, and a name that would lose its only noun, keep theirs.
+        assert_eq!(without_articles("create_a_record"), "create_a_record");
+        assert_eq!(without_articles("get_a"), "get_a");
+    }
+
+    #[test]
+    fn singular_and_plural_of_regular_nouns() {
+        for (plural_form, one) in [("caches", "cache"), ("coaches", "coach"), ("matches", "match"), ("niches", "niche")]
+        {
+            assert_eq!(singular(plural_form), one);
+        }
+        for (one, many) in [("policy", "policies"), ("key", "keys"), ("box", "boxes"), ("reservation", "reservations")]
+        {
+            assert_eq!(plural(one), many);
         }
     }
 

@@ -1,10 +1,11 @@
 //! T4: what is left out of tools/list unless the overlay asks for it — internal, admin and meta
 //! endpoints (health and readiness checks, metrics, debug and admin routes, `x-internal`) and
-//! deprecated operations. Each gets a reason, which the build and `mcp-gen plan` report.
+//! deprecated operations, and one of the two copies of an action served on both GET and POST.
+//! Each gets a reason, which the build and `mcp-gen plan` report.
 
 use serde_json::Value;
 
-use crate::resolve::Operation;
+use crate::resolve::{BodyEncoding, Method, Operation};
 
 /// Path segments that name a probe or a meta endpoint when they are the whole path (besides
 /// version segments and a leading `api`), such as `/health`, `/v1/readyz`, `/metrics`.
@@ -41,7 +42,18 @@ const INTERNAL: &[&str] = &["admin", "internal", "_internal", "debug", "_debug",
 /// SDK), that is the product, not a side door; when every operation is deprecated, the catalog is
 /// not emptied.
 pub fn defaults(ops: &[Operation]) -> Vec<Option<String>> {
-    let reasons: Vec<Option<Reason>> = ops.iter().map(reason).collect();
+    let mut reasons: Vec<Option<Reason>> = ops.iter().map(reason).collect();
+    for (get, post) in same_actions(ops) {
+        // The POST, unless its body is text the model would have to write itself (AWS's
+        // converted documents give it `text/xml`, which the API does not read): then the GET,
+        // whose arguments are query parameters.
+        let text_body = ops[post].body.as_ref().is_some_and(|b| b.encoding == BodyEncoding::Text);
+        let (out, kept) = if text_body { (post, get) } else { (get, post) };
+        if reasons[out].is_none() {
+            let text = format!("the same action as {}, which is kept", ops[kept].label());
+            reasons[out] = Some(Reason { kind: Kind::Duplicate, text });
+        }
+    }
     let count = |kind: Kind| reasons.iter().filter(|r| r.as_ref().is_some_and(|r| r.kind == kind)).count();
     let admin_api = count(Kind::Route) * 2 > ops.len();
     let all_deprecated = count(Kind::Deprecated) == ops.len();
@@ -51,7 +63,7 @@ pub fn defaults(ops: &[Operation]) -> Vec<Option<String>> {
             let waived = |r: &Reason| match r.kind {
                 Kind::Route => admin_api,
                 Kind::Deprecated => all_deprecated,
-                Kind::Marked | Kind::Meta => false,
+                Kind::Marked | Kind::Meta | Kind::Duplicate => false,
             };
             r.filter(|r| !waived(r)).map(|r| r.text)
         })
@@ -64,6 +76,47 @@ enum Kind {
     Deprecated,
     Meta,
     Route,
+    Duplicate,
+}
+
+/// (GET, POST) pairs that are one action served on both methods: the same path, operationIds
+/// that differ only by the method they start with, followed by the action's own verb (AWS's
+/// query API: `GET_DeleteDBProxy` and `POST_DeleteDBProxy` on `/#Action=DeleteDBProxy`; not
+/// `GetCustomers` and `PostCustomers`, a list and a create). Two tools for one action double the
+/// catalog, and the GET one would look read-only while it deletes.
+fn same_actions(ops: &[Operation]) -> Vec<(usize, usize)> {
+    use std::collections::BTreeMap;
+    let mut posts: BTreeMap<(&str, String), usize> = BTreeMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        if op.method == Method::Post
+            && let Some(action) = action_of(op)
+        {
+            posts.insert((op.path.as_str(), action), i);
+        }
+    }
+    ops.iter()
+        .enumerate()
+        .filter(|(_, op)| op.method == Method::Get)
+        .filter_map(|(i, op)| Some((i, *posts.get(&(op.path.as_str(), action_of(op)?))?)))
+        .collect()
+}
+
+/// The operationId without the method it starts with (`GET_DescribeX`, `get-describe-x`,
+/// `getDescribeX` → `describex`), lowercased; `None` unless it starts with its method and then
+/// a verb.
+fn action_of(op: &Operation) -> Option<String> {
+    let id = op.operation_id.as_deref()?;
+    let method = op.method.as_lower();
+    let head = id.get(..method.len())?;
+    if !head.eq_ignore_ascii_case(method) {
+        return None;
+    }
+    let rest = id[method.len()..].trim_start_matches(['_', '-', '.']);
+    // `getaway` does not start with the method `get`: a word boundary must follow it.
+    let bounded = id.len() > method.len() + rest.len() || rest.starts_with(|c: char| c.is_ascii_uppercase());
+    let verb = crate::plan::naming::first_word(rest);
+    (bounded && crate::plan::naming::is_action_verb(&verb))
+        .then(|| rest.replace(['_', '-', '.'], "").to_ascii_lowercase())
 }
 
 struct Reason {
@@ -125,7 +178,6 @@ fn is_version(segment: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resolve::Method;
 
     /// Why `op` is left out, judged on its own (without the API-level waivers of `defaults`).
     fn left_out_by_default(op: &Operation) -> Option<String> {
@@ -181,5 +233,50 @@ mod tests {
         let mixed: Vec<Operation> = vec![op("/a", true, None), op("/b", false, None), op("/admin/x", false, None)];
         let d = defaults(&mixed);
         assert!(d[0].is_some() && d[1].is_none() && d[2].is_some());
+    }
+
+    fn with_id(method: Method, path: &str, id: &str) -> Operation {
+        Operation { operation_id: Some(id.to_owned()), ..Operation::bare(method, path) }
+    }
+
+    #[test]
+    fn an_action_served_on_get_and_post_is_one_tool() {
+        let path = "/#Action=DeleteDBProxy";
+        let ops = vec![
+            with_id(Method::Get, path, "GET_DeleteDBProxy"),
+            with_id(Method::Post, path, "POST_DeleteDBProxy"),
+            with_id(Method::Get, "/#Action=DescribeX", "GET_DescribeX"),
+            with_id(Method::Post, "/#Action=DescribeX", "POST_DescribeX"),
+            with_id(Method::Get, "/things", "getDeleteThing"),
+            with_id(Method::Post, "/things", "postDeleteThing"),
+        ];
+        let d = defaults(&ops);
+        assert_eq!(d[0].as_deref(), Some("the same action as POST /#Action=DeleteDBProxy, which is kept"));
+        assert!(d[1].is_none() && d[2].is_some() && d[3].is_none());
+        // A POST whose body is text (AWS's converted `text/xml`) gives way to the GET.
+        let mut ops = ops;
+        ops[1].body = Some(crate::resolve::RequestBody {
+            required: true,
+            media_type: "text/xml".to_owned(),
+            encoding: BodyEncoding::Text,
+            description: None,
+            schema: serde_json::json!({"type": "object"}),
+            pointer: String::new(),
+        });
+        let d = defaults(&ops);
+        assert!(d[0].is_none(), "{d:?}");
+        assert_eq!(d[1].as_deref(), Some("the same action as GET /#Action=DeleteDBProxy, which is kept"));
+        assert!(d[4].is_some() && d[5].is_none(), "{d:?}");
+        // A list and a create on one path are two actions (`GetCustomers`, `PostCustomers`), so
+        // are ids that do not start with the method, or differ after it.
+        for (get, post) in [
+            ("GetCustomers", "PostCustomers"),
+            ("listThings", "createThing"),
+            ("getaway", "postaway"),
+            ("GET_DeleteA", "POST_DeleteB"),
+        ] {
+            let ops = vec![with_id(Method::Get, "/x", get), with_id(Method::Post, "/x", post)];
+            assert_eq!(defaults(&ops), vec![None, None], "{get} / {post}");
+        }
     }
 }
