@@ -79,16 +79,18 @@ enum Kind {
     Duplicate,
 }
 
-/// (GET, POST) pairs that are one action served on both methods: the same path, operationIds
-/// that differ only by the method they start with, followed by the action's own verb (AWS's
-/// query API: `GET_DeleteDBProxy` and `POST_DeleteDBProxy` on `/#Action=DeleteDBProxy`; not
-/// `GetCustomers` and `PostCustomers`, a list and a create). Two tools for one action double the
+/// (GET, POST) pairs that are one action served on both methods: the same RPC route,
+/// operationIds that differ only by the method they start with, followed by the action's own
+/// verb (AWS's query API: `GET_DeleteDBProxy` and `POST_DeleteDBProxy` on
+/// `/#Action=DeleteDBProxy`). A resource route's pair is a list and a create (Stripe's
+/// `GetTestHelpersTestClocks` and `PostTestHelpersTestClocks`), whatever its ids say. Two tools for one action double the
 /// catalog, and the GET one would look read-only while it deletes.
 fn same_actions(ops: &[Operation]) -> Vec<(usize, usize)> {
     use std::collections::BTreeMap;
     let mut posts: BTreeMap<(&str, String), usize> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
         if op.method == Method::Post
+            && crate::plan::naming::is_rpc_route(&op.path)
             && let Some(action) = action_of(op)
         {
             posts.insert((op.path.as_str(), action), i);
@@ -247,8 +249,8 @@ mod tests {
             with_id(Method::Post, path, "POST_DeleteDBProxy"),
             with_id(Method::Get, "/#Action=DescribeX", "GET_DescribeX"),
             with_id(Method::Post, "/#Action=DescribeX", "POST_DescribeX"),
-            with_id(Method::Get, "/things", "getDeleteThing"),
-            with_id(Method::Post, "/things", "postDeleteThing"),
+            with_id(Method::Get, "/#X-Amz-Target=S.DeleteThing", "getDeleteThing"),
+            with_id(Method::Post, "/#X-Amz-Target=S.DeleteThing", "postDeleteThing"),
         ];
         let d = defaults(&ops);
         assert_eq!(d[0].as_deref(), Some("the same action as POST /#Action=DeleteDBProxy, which is kept"));
@@ -269,14 +271,16 @@ mod tests {
         assert!(d[4].is_some() && d[5].is_none(), "{d:?}");
         // A list and a create on one path are two actions (`GetCustomers`, `PostCustomers`), so
         // are ids that do not start with the method, or differ after it.
-        for (get, post) in [
-            ("GetCustomers", "PostCustomers"),
-            ("listThings", "createThing"),
-            ("getaway", "postaway"),
-            ("GET_DeleteA", "POST_DeleteB"),
+        for (path, get, post) in [
+            ("/#Action=X", "GetCustomers", "PostCustomers"),
+            ("/#Action=X", "listThings", "createThing"),
+            ("/#Action=X", "getaway", "postaway"),
+            ("/#Action=X", "GET_DeleteA", "POST_DeleteB"),
+            // Only an RPC route: Stripe's test clocks are listed and created.
+            ("/v1/test_helpers/test_clocks", "GetTestHelpersTestClocks", "PostTestHelpersTestClocks"),
         ] {
-            let ops = vec![with_id(Method::Get, "/x", get), with_id(Method::Post, "/x", post)];
-            assert_eq!(defaults(&ops), vec![None, None], "{get} / {post}");
+            let ops = vec![with_id(Method::Get, path, get), with_id(Method::Post, path, post)];
+            assert_eq!(defaults(&ops), vec![None, None], "{path}: {get} / {post}");
         }
     }
 }
