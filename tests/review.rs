@@ -422,7 +422,7 @@ paths:
         "{left_out:?}"
     );
     // A verb the catalog does not know, on an RPC route, is not taken for a read.
-    assert!(!tool("get_split_shard").annotations.read_only);
+    assert!(!tool("split_shard").annotations.read_only);
     assert!(!tool("delete_pad_using_get").annotations.read_only);
     // A route ending in its action: destructive whatever the id says.
     assert!(tool("post_orgs_id_secrets").annotations.destructive);

@@ -365,20 +365,15 @@ fn plural(word: &str) -> String {
 
 /// An operationId that leads with a method before the action's own verb (AWS's
 /// `GET_DescribeDBClusters` on `/#Action=DescribeDBClusters`, Adyen's `post-createTestCardRanges`):
-/// the action's name (`describe_db_clusters`, `create_test_card_ranges`). Two words at least
-/// remain. On a GET of a resource path the word after `get` is a noun (Zuora's
+/// the action's name (`describe_db_clusters`, `create_test_card_ranges`). On a GET of a resource path the word after `get` is a noun (Zuora's
 /// `GET_RefundItemParts` reads a refund's parts): only an RPC-style route names an action there.
 fn method_prefixed(snake: &str, method: Method, path: &str) -> Option<String> {
     let words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
     match words.as_slice() {
-        // `get` and `delete` are verbs of their own (`DeleteRequestValidator`): only the route's
-        // own method on an RPC route (`GET /#Action=GetConsoleScreenshot`) is a prefix.
-        [first, verb, _, ..]
-            if is_action_verb(verb)
-                && !is_transport_word(verb)
-                && ((is_transport_word(first) && method != Method::Get)
-                    || (*first == method.as_lower() && is_rpc_route(path))) =>
-        {
+        // On an RPC route the id is the route's method, then the action (`GET_EnterStandby`);
+        // elsewhere `get` and `delete` are verbs of their own (`DeleteRequestValidator`).
+        [first, _, _, ..] if *first == method.as_lower() && is_rpc_route(path) => Some(words[1..].join("_")),
+        [first, verb, _, ..] if is_action_verb(verb) && is_transport_word(first) && method != Method::Get => {
             Some(words[1..].join("_"))
         }
         _ => None,
@@ -971,6 +966,7 @@ mod tests {
         for (snake, method, path, want) in [
             ("get_describe_db_clusters", get, "/#Action=DescribeDBClusters", Some("describe_db_clusters")),
             ("get_delete_db_proxy", get, "/#Action=DeleteDBProxy", Some("delete_db_proxy")),
+            ("get_enter_standby", get, "/#Action=EnterStandby", Some("enter_standby")),
             ("post_create_test_card_ranges", post, "/createTestCardRanges", Some("create_test_card_ranges")),
             ("put_accept_user_access", put, "/v1/users/{id}/accept-access", Some("accept_user_access")),
             // A GET of a resource names a noun next (Zuora's refund parts); `delete` is the verb
@@ -979,6 +975,7 @@ mod tests {
             ("delete_request_validator", delete, "/restapis/{id}/requestvalidators/{vid}", None),
             ("delete_query_suggestions", post, "/#X-Amz-Target=Kendra.DeleteQuerySuggestions", None),
             ("post_search", post, "/search", None),
+            ("post_put_thing", post, "/things", None),
             ("get_customers", get, "/#Action=GetCustomers", None),
         ] {
             assert_eq!(method_prefixed(snake, method, path).as_deref(), want, "{snake}");
