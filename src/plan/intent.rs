@@ -5,11 +5,9 @@
 
 use std::collections::BTreeSet;
 
-use heck::ToSnakeCase;
-
 use serde_json::{Value, json};
 
-use super::{Annotations, Arg, Fixed, Target, Tool};
+use super::{Annotations, Arg, Fixed, Target, Tool, naming};
 use crate::diag::{Diagnostic, Report, codes, join_pointer};
 use crate::overlay::{Effects, OnRepeat, ToolIntent};
 use crate::resolve::Defs;
@@ -84,16 +82,12 @@ const WRITE_VERBS: &[&str] = &[
 /// The verb of the action an RPC route calls: its operationId's first word past the method the
 /// id may lead with (`GET_SplitShard` → `split`, `GET_GetUser` → `get`), else the derived name's.
 fn action_verb(tool: &Tool, derived: &str) -> String {
-    let words: Vec<String> = tool
-        .operation
-        .operation_id
-        .as_deref()
-        .map(|id| id.to_snake_case().split('_').filter(|w| !w.is_empty()).map(str::to_owned).collect())
-        .unwrap_or_default();
-    match words.as_slice() {
-        [method, verb, ..] if method == tool.operation.method.as_lower() => verb.clone(),
-        [verb, ..] => verb.clone(),
-        [] => derived.split('_').next().unwrap_or_default().to_owned(),
+    let Some(id) = tool.operation.operation_id.as_deref() else {
+        return naming::first_word(derived);
+    };
+    match naming::after_method(id, tool.operation.method) {
+        Some(mut rest) => rest.swap_remove(0),
+        None => Some(naming::first_word(id)).filter(|w| !w.is_empty()).unwrap_or_else(|| naming::first_word(derived)),
     }
 }
 
@@ -107,8 +101,8 @@ pub fn annotations(tool: &Tool, derived: &str, effects: Option<&Effects>) -> Ann
     let named = |list: &[&str]| verbs.iter().any(|v| list.contains(v));
     // A GET of an RPC-style route (`/#Action=SwitchoverReadReplica`) says nothing about safety:
     // it reads only when its action's verb is a read.
-    let rpc = super::naming::is_rpc_route(&tool.operation.path);
-    if a.read_only && (named(WRITE_VERBS) || (rpc && !super::naming::is_read_verb(&action_verb(tool, derived)))) {
+    let rpc = naming::is_rpc_route(&tool.operation.path);
+    if a.read_only && (named(WRITE_VERBS) || (rpc && !naming::is_read_verb(&action_verb(tool, derived)))) {
         a = Annotations { read_only: false, destructive: false, idempotent: false, open_world: a.open_world };
     }
     // `POST /orgs/{org}/secrets/delete`: the route's action counts as well, when the segment is

@@ -246,6 +246,22 @@ pub fn first_word(name: &str) -> String {
     snake_words(name).into_iter().next().unwrap_or_default()
 }
 
+/// The words of an operationId past the method it leads with (`GET_DeleteDBProxy` on a GET →
+/// `[delete, db, proxy]`); `None` when it does not start with that method (`getaway`) or says
+/// nothing more.
+pub fn after_method(id: &str, method: Method) -> Option<Vec<String>> {
+    let mut words = snake_words(id);
+    (words.len() > 1 && words[0] == method.as_lower()).then(|| words.split_off(1))
+}
+
+/// The rest of a method named `GetAll…` (`GetAllPayments` → `[payments]`): a list.
+fn lists_all(words: &[String]) -> Option<&[String]> {
+    match words {
+        [get, all, rest @ ..] if get == "get" && all == "all" => Some(rest),
+        _ => None,
+    }
+}
+
 /// An Azure-style `Group_Method` operationId (`ManagementPolicies_CreateOrUpdate`,
 /// `GalleryImageVersions_ListByGalleryImage`, NSwag's `Users_GetById`) turned verb first:
 /// `create_or_update_management_policy`, `list_gallery_image_versions_by_gallery_image`,
@@ -266,12 +282,9 @@ fn noun_verb(id: &str, method: Method) -> Option<String> {
     if shouted || (namespace[0].len() == 1 && is_method_word(&namespace[0][0])) {
         return None;
     }
-    let mut words = snake_words(action);
-    // `GetAll`, `GetAllPayments`: a list.
-    if words.len() > 1 && words[0] == "get" && words[1] == "all" {
-        words.drain(..2);
-        let namespace = if words.is_empty() { vec![plural_last(&namespace[0])] } else { namespace };
-        return verb_first("list", &namespace, &words);
+    let words = snake_words(action);
+    if let Some(rest) = lists_all(&words) {
+        return verb_first("list", &namespace, rest);
     }
     let verb = match (words.first()?.as_str(), method) {
         ("put", Method::Put) => "update".to_owned(),
@@ -339,18 +352,6 @@ fn is_transport_word(word: &str) -> bool {
 const UNCOUNTABLE: &[&str] =
     &["analytics", "content", "data", "feedback", "history", "info", "information", "media", "metadata", "software"];
 
-/// The words with the last one plural (`[sales, order]` → `[sales, orders]`).
-fn plural_last(words: &[String]) -> Vec<String> {
-    let mut out = words.to_vec();
-    if let Some(last) = out.last_mut()
-        && singular(last) == *last
-        && !UNCOUNTABLE.contains(&last.as_str())
-    {
-        *last = plural(last);
-    }
-    out
-}
-
 /// A simple English plural, the inverse of [`singular`] for regular nouns.
 fn plural(word: &str) -> String {
     let vowel_before_y = word.len() > 1 && matches!(word.as_bytes()[word.len() - 2], b'a' | b'e' | b'o' | b'u');
@@ -365,8 +366,9 @@ fn plural(word: &str) -> String {
 
 /// An operationId that leads with a method before the action's own verb (AWS's
 /// `GET_DescribeDBClusters` on `/#Action=DescribeDBClusters`, Adyen's `post-createTestCardRanges`):
-/// the action's name (`describe_db_clusters`, `create_test_card_ranges`). On a GET of a resource path the word after `get` is a noun (Zuora's
-/// `GET_RefundItemParts` reads a refund's parts): only an RPC-style route names an action there.
+/// the action's name (`describe_db_clusters`, `create_test_card_ranges`). On a GET of a resource
+/// path the word after `get` is a noun (Zuora's `GET_RefundItemParts` reads a refund's parts):
+/// only an RPC-style route names an action there.
 fn method_prefixed(snake: &str, method: Method, path: &str) -> Option<String> {
     let words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
     match words.as_slice() {
@@ -399,9 +401,9 @@ fn route_prefixed(id: &str, op: &Operation) -> Option<String> {
         .filter(|s| !s.is_empty() && !s.starts_with('{') && !is_noise(s) && !is_action_verb(&first_word(s)))
         .find(|s| !snake_words(s).iter().all(|w| words.contains(w)))?;
     let namespace = vec![snake_words(noun)];
-    match &words[1..] {
-        [all] if verb == "get" && all == "all" => verb_first("list", &namespace, &[]),
-        rest => verb_first(verb, &namespace, rest),
+    match lists_all(&words) {
+        Some(rest) => verb_first("list", &namespace, rest),
+        None => verb_first(verb, &namespace, &words[1..]),
     }
 }
 
@@ -478,10 +480,10 @@ fn verb_first(verb: &str, namespace: &[Vec<String>], rest: &[String]) -> Option<
         };
     }
     // The rest names the resource itself (`repos/get-repo-rule`, `SupplierPayment_GetAllPayments`):
-    // said once, after the verb.
-    // Only before a qualifier: `CreateHeaderAttachmentBydebitNoteNumber` keeps its group's `note`.
-    let named_part = rest.iter().take_while(|w| !PREPOSITIONS.contains(&w.as_str()) && !w.starts_with("by"));
-    let named_part: Vec<&String> = named_part.collect();
+    // said once, after the verb. Only before a qualifier: `CreateHeaderAttachmentBydebitNoteNumber`
+    // keeps its group's `note`.
+    let named_part: Vec<&String> =
+        rest.iter().take_while(|w| !PREPOSITIONS.contains(&w.as_str()) && !w.starts_with("by")).collect();
     let said = |noun: &str| named_part.iter().any(|w| singular(w) == singular(noun));
     if nouns.iter().all(|n| said(n)) {
         nouns.clear();

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use crate::plan::naming;
 use crate::resolve::{BodyEncoding, Method, Operation};
 
 /// Path segments that name a probe or a meta endpoint when they are the whole path (besides
@@ -83,14 +84,14 @@ enum Kind {
 /// operationIds that differ only by the method they start with, followed by the action's own
 /// verb (AWS's query API: `GET_DeleteDBProxy` and `POST_DeleteDBProxy` on
 /// `/#Action=DeleteDBProxy`). A resource route's pair is a list and a create (Stripe's
-/// `GetTestHelpersTestClocks` and `PostTestHelpersTestClocks`), whatever its ids say. Two tools for one action double the
-/// catalog, and the GET one would look read-only while it deletes.
+/// `GetTestHelpersTestClocks` and `PostTestHelpersTestClocks`), whatever its ids say. Two tools
+/// for one action double the catalog, and the GET one would look read-only while it deletes.
 fn same_actions(ops: &[Operation]) -> Vec<(usize, usize)> {
     use std::collections::BTreeMap;
     let mut posts: BTreeMap<(&str, String), usize> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
         if op.method == Method::Post
-            && crate::plan::naming::is_rpc_route(&op.path)
+            && naming::is_rpc_route(&op.path)
             && let Some(action) = action_of(op)
         {
             posts.insert((op.path.as_str(), action), i);
@@ -103,22 +104,11 @@ fn same_actions(ops: &[Operation]) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// The operationId without the method it starts with (`GET_DescribeX`, `get-describe-x`,
-/// `getDescribeX` → `describex`), lowercased; `None` unless it starts with its method and then
-/// a verb.
+/// The operationId's words past the method it starts with (`GET_DescribeX`, `get-describe-x`,
+/// `getDescribeX` → `describex`); `None` unless it starts with its method and then a verb.
 fn action_of(op: &Operation) -> Option<String> {
-    let id = op.operation_id.as_deref()?;
-    let method = op.method.as_lower();
-    let head = id.get(..method.len())?;
-    if !head.eq_ignore_ascii_case(method) {
-        return None;
-    }
-    let rest = id[method.len()..].trim_start_matches(['_', '-', '.']);
-    // `getaway` does not start with the method `get`: a word boundary must follow it.
-    let bounded = id.len() > method.len() + rest.len() || rest.starts_with(|c: char| c.is_ascii_uppercase());
-    let verb = crate::plan::naming::first_word(rest);
-    (bounded && crate::plan::naming::is_action_verb(&verb))
-        .then(|| rest.replace(['_', '-', '.'], "").to_ascii_lowercase())
+    let words = naming::after_method(op.operation_id.as_deref()?, op.method)?;
+    naming::is_action_verb(&words[0]).then(|| words.concat())
 }
 
 struct Reason {
