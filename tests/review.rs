@@ -430,3 +430,52 @@ paths:
     let stops = tool("line_stop_points");
     assert!(stops.annotations.read_only, "{:?}", stops.annotations);
 }
+
+#[test]
+fn ids_that_all_start_with_the_apis_name_are_named_for_their_collection() {
+    // Google's discovery documents: `<api>.<parent collections>.<collection>.<method>`.
+    let paths = [
+        ("/v1/{name}", "get", "domains.projects.locations.registrations.get"),
+        ("/v1/{parent}/registrations", "get", "domains.projects.locations.registrations.list"),
+        (
+            "/v1/{registration}:configureDnsSettings",
+            "post",
+            "domains.projects.locations.registrations.configureDnsSettings",
+        ),
+        ("/v1/{name}/operations", "get", "domains.projects.locations.operations.list"),
+        ("/v1/{name}/registrations/operations", "get", "domains.projects.locations.registrations.operations.list"),
+        ("/v1/{name}:undelete", "post", "domains.projects.locations.registrations.undelete"),
+    ];
+    let spec = |order: &[usize]| {
+        let mut text = String::from("openapi: 3.0.3\ninfo: {title: Domains, version: v1}\npaths:\n");
+        for &k in order {
+            let (path, method, id) = paths[k];
+            text.push_str(&format!(
+                "  {path}:\n    {method}:\n      operationId: {id}\n      parameters: [{{name: name, in: query, schema: {{type: string}}}}]\n      responses: {{\"200\": {{description: ok}}}}\n"
+            ));
+        }
+        text
+    };
+    let names = |order: &[usize]| {
+        let out = compile(&spec(order), None);
+        let mut by_id: Vec<(String, String)> = out
+            .catalog
+            .tools
+            .iter()
+            .map(|t| (t.operation.operation_id.clone().unwrap_or_default(), t.name.clone()))
+            .collect();
+        by_id.sort();
+        by_id
+    };
+    let got = names(&[0, 1, 2, 3, 4, 5]);
+    let name = |id: &str| got.iter().find(|(i, _)| i.ends_with(id)).map(|(_, n)| n.as_str()).unwrap();
+    assert_eq!(name(".registrations.get"), "get_registration");
+    assert_eq!(name(".registrations.list"), "list_registrations");
+    assert_eq!(name(".configureDnsSettings"), "configure_registration_dns_settings");
+    assert_eq!(name(".registrations.undelete"), "undelete_registration");
+    // Two collections named `operations`: each says its parent, neither is numbered.
+    assert_eq!(name("locations.operations.list"), "list_locations_operations");
+    assert_eq!(name("registrations.operations.list"), "list_registrations_operations");
+    // The same names whatever the order of the document (T5).
+    assert_eq!(names(&[5, 4, 3, 2, 1, 0]), got);
+}

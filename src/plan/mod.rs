@@ -446,6 +446,23 @@ impl Spec<'_> {
         }
     }
 
+    /// The names this tool may take, most wanted first: a declared or behaviour name alone;
+    /// otherwise, in a document whose operationIds all start with the API's name, the
+    /// operation's names scoped to ever more of its parent collections (`naming::scoped_names`),
+    /// then the derived name, then the operationId as written.
+    fn candidates(&self, scope: Option<&str>) -> Vec<String> {
+        let base = self.base_name();
+        if self.declared_name() || self.variant.is_some() {
+            return vec![base];
+        }
+        let mut out = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
+        out.push(base);
+        out.extend(self.id_name());
+        let mut seen = BTreeSet::new();
+        out.retain(|name| seen.insert(name.clone()));
+        out
+    }
+
     fn declared_name(&self) -> bool {
         self.intent.is_some_and(|i| i.name.is_some())
     }
@@ -474,28 +491,47 @@ fn specs<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation
     out
 }
 
-/// Declared names first, then derived names; collisions get `_2`, `_3`… in (path, method)
-/// order, which does not change when the document is reordered.
+/// Declared names first, then derived names. A derived name that two operations meet on gives
+/// way, for each of them, to its next candidate (see `Spec::candidates`) until none meet or none
+/// has another; the rest get `_2`, `_3`… in (path, method) order. Which names meet does not
+/// depend on the order of the document, so neither do the names.
 fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<String> {
-    let mut taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
-    let mut out = Vec::with_capacity(specs.len());
-    let mut derived: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (k, spec) in specs.iter().enumerate() {
-        let name = spec.base_name();
-        if !spec.declared_name() {
-            derived.entry(name.clone()).or_default().push(k);
+    let taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
+    let scope = naming::api_namespace(&api.operations);
+    let candidates: Vec<Vec<String>> = specs.iter().map(|s| s.candidates(scope.as_deref())).collect();
+    let mut level = vec![0usize; specs.len()];
+    loop {
+        let mut meeting: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (k, spec) in specs.iter().enumerate() {
+            if !spec.declared_name() {
+                meeting.entry(candidates[k][level[k]].as_str()).or_default().push(k);
+            }
         }
-        out.push(name);
+        let mut moved = false;
+        for (name, ks) in &meeting {
+            if ks.len() > 1 || taken.contains(*name) {
+                for &k in ks {
+                    if level[k] + 1 < candidates[k].len() {
+                        level[k] += 1;
+                        moved = true;
+                    }
+                }
+            }
+        }
+        if !moved {
+            break;
+        }
     }
-    // Route verbs that make two names meet (GET /account and GET /accounts/{account}, both
-    // get_account) give way to the operationIds as written, which the spec keeps apart.
+    let mut taken = taken;
+    let mut out = Vec::with_capacity(specs.len());
     let mut regrouped: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (name, ks) in derived {
-        let clash = ks.len() > 1 || taken.contains(&name);
-        for k in ks {
-            let name = clash.then(|| specs[k].id_name()).flatten().unwrap_or_else(|| name.clone());
-            out[k] = name.clone();
-            regrouped.entry(name).or_default().push(k);
+    for (k, spec) in specs.iter().enumerate() {
+        if spec.declared_name() {
+            out.push(spec.base_name());
+        } else {
+            let name = candidates[k][level[k]].clone();
+            regrouped.entry(name.clone()).or_default().push(k);
+            out.push(name);
         }
     }
     for ks in regrouped.values_mut() {

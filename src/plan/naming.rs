@@ -138,6 +138,7 @@ const METHOD_VERBS: &[&str] = &[
     "dismiss",
     "end",
     "exchange",
+    "failover",
     "follow",
     "fork",
     "insert",
@@ -163,6 +164,7 @@ const METHOD_VERBS: &[&str] = &[
     "share",
     "star",
     "suspend",
+    "switchover",
     "transfer",
     "unarchive",
     "unblock",
@@ -468,7 +470,8 @@ fn verb_first(verb: &str, namespace: &[Vec<String>], rest: &[String]) -> Option<
     let qualifier = rest.first().is_some_and(|w| PREPOSITIONS.contains(&w.as_str()));
     // The namespace names a collection: one item unless the verb lists them, or unless a noun
     // of the rest follows (`list_repo_branches`).
-    let one = verb != "list" || (!rest.is_empty() && !qualifier);
+    let lists = verb == "list" || verb.ends_with("_list") || verb.starts_with("batch_");
+    let one = !lists || (!rest.is_empty() && !qualifier);
     if let Some(noun) = nouns.last_mut() {
         // `Reservation_List` lists reservations.
         *noun = if one {
@@ -493,6 +496,79 @@ fn verb_first(verb: &str, namespace: &[Vec<String>], rest: &[String]) -> Option<
     let words: Vec<&str> =
         std::iter::once(verb).chain(nouns.iter().map(String::as_str)).chain(rest.iter().map(String::as_str)).collect();
     (words.len() > 1).then(|| words.join("_"))
+}
+
+/// The name of the API that every operationId of a document starts with, as in Google's
+/// discovery-generated documents (`domains` of `domains.projects.locations.registrations.get`):
+/// every tool of the document would say it, so none needs to. `None` unless every operation has
+/// an operationId of at least three dotted parts and they all share the first.
+pub fn api_namespace<'a>(ops: impl IntoIterator<Item = &'a Operation>) -> Option<String> {
+    let mut first: Option<&str> = None;
+    for op in ops {
+        let id = op.operation_id.as_deref()?;
+        let mut parts = id.split('.');
+        let head = parts.next()?;
+        if parts.count() < 2 || head.is_empty() || first.is_some_and(|f| f != head) {
+            return None;
+        }
+        first = Some(head);
+    }
+    first.map(str::to_owned)
+}
+
+/// The names of an operation whose id is `<api>.<collection>….<collection>.<method>` (see
+/// [`api_namespace`]), shortest first: the method and the collection it acts on
+/// (`registrations.configureContactSettings` → `configure_registration_contact_settings`), then
+/// with each parent collection in turn (`list_operations`, `list_locations_operations`…), for
+/// when two collections of the API share a name. The method part is the verb whatever it is
+/// (`undelete`, `aggregatedList`), a verb run together with its object is parted (`addmessage`
+/// → `add_message`). Empty when the id does not have that form.
+pub fn scoped_names(op: &Operation, api: &str) -> Vec<String> {
+    let Some(id) = op.operation_id.as_deref() else { return Vec::new() };
+    let Some(scoped) = id.strip_prefix(api).and_then(|s| s.strip_prefix('.')) else { return Vec::new() };
+    let parts: Vec<Vec<String>> = scoped.split('.').map(snake_words).collect();
+    let Some((method, collections)) = parts.split_last() else { return Vec::new() };
+    if collections.is_empty() || method.is_empty() || collections.iter().any(Vec::is_empty) {
+        return Vec::new();
+    }
+    let Some((verb, rest)) = method_verb(method) else { return Vec::new() };
+    (1..=collections.len())
+        .filter_map(|k| verb_first(&verb, &collections[collections.len() - k..], &rest))
+        .map(|name| fit(&sanitize(&name)))
+        .collect()
+}
+
+/// The verb of a method part and the words after it: its first word when that is a verb or
+/// nothing else fits (`undelete`, `query`); a verb run together with its object parted
+/// (`addmessage` → `add`, `[message]`); a modified verb kept whole (`aggregatedList` →
+/// `aggregated_list`, `batchGet` → `batch_get`). `None` for a method that starts with a
+/// preposition (`by_content`): it names no action.
+fn method_verb(words: &[String]) -> Option<(String, Vec<String>)> {
+    let first = words.first()?.as_str();
+    if is_verb(first) {
+        return Some((first.to_owned(), words[1..].to_vec()));
+    }
+    if PREPOSITIONS.contains(&first) {
+        return None;
+    }
+    if let [single] = words {
+        let verb = VERBS
+            .iter()
+            .chain(ACTIONS)
+            .chain(METHOD_VERBS)
+            .chain(&["setup"])
+            .filter(|v| single.len() >= v.len() + 4 && single.starts_with(**v))
+            .max_by_key(|v| v.len());
+        if let Some(verb) = verb {
+            return Some(((*verb).to_owned(), vec![single[verb.len()..].to_owned()]));
+        }
+    }
+    if let Some(last) = words.iter().rposition(|w| is_verb(w))
+        && last > 0
+    {
+        return Some((words[..=last].join("_"), words[last + 1..].to_vec()));
+    }
+    Some((first.to_owned(), words[1..].to_vec()))
 }
 
 /// An operationId that spells out a dotted RPC path (Slack's `admin_apps_approve` for
@@ -1043,5 +1119,58 @@ mod tests {
         assert_eq!(sanitize("pets/list all"), "pets_list_all");
         assert_eq!(sanitize("__"), "call_api");
         assert_eq!(sanitize("a.b-c"), "a.b-c");
+    }
+
+    fn with_id(method: Method, path: &str, id: &str) -> Operation {
+        Operation { operation_id: Some(id.to_owned()), ..Operation::bare(method, path) }
+    }
+
+    #[test]
+    fn the_api_namespace_is_the_first_part_every_operation_id_shares() {
+        let google = [
+            with_id(Method::Get, "/v1/{name}", "domains.projects.locations.registrations.get"),
+            with_id(Method::Get, "/v1/{name}/locations", "domains.projects.locations.list"),
+        ];
+        assert_eq!(api_namespace(&google).as_deref(), Some("domains"));
+        // Slack's namespaces differ, two-part ids name no API, an operation without an id
+        // could be anything.
+        let slack = [
+            with_id(Method::Get, "/admin.apps.approved.list", "admin.apps.approved.list"),
+            with_id(Method::Post, "/chat.postMessage", "chat.postMessage"),
+        ];
+        assert_eq!(api_namespace(&slack), None);
+        assert_eq!(api_namespace(&[with_id(Method::Get, "/a", "youtube.list")]), None);
+        let unnamed = [google[0].clone(), Operation::bare(Method::Get, "/x")];
+        assert_eq!(api_namespace(&unnamed), None);
+    }
+
+    #[test]
+    fn scoped_names_say_the_method_and_its_collection_then_the_parents() {
+        let cases = [
+            (
+                "domains.projects.locations.registrations.get",
+                vec!["get_registration", "get_locations_registration", "get_projects_locations_registration"],
+            ),
+            ("domains.projects.locations.operations.list", vec!["list_operations", "list_locations_operations"]),
+            ("domains.projects.locations.list", vec!["list_locations", "list_projects_locations"]),
+            (
+                "domains.projects.locations.registrations.configureContactSettings",
+                vec!["configure_registration_contact_settings", "configure_locations_registration_contact_settings"],
+            ),
+            ("domains.projects.locations.registrations.getIamPolicy", vec!["get_registration_iam_policy"]),
+            ("domains.projects.instances.undelete", vec!["undelete_instance"]),
+            ("domains.projects.instances.failover", vec!["failover_instance"]),
+            ("domains.instances.aggregatedList", vec!["aggregated_list_instances"]),
+            ("domains.photos.batchGet", vec!["batch_get_photos"]),
+            ("domains.flightclass.addmessage", vec!["add_flightclass_message"]),
+            ("domains.proposals.setupcomplete", vec!["setup_proposal_complete"]),
+        ];
+        for (id, want) in cases {
+            let got = scoped_names(&with_id(Method::Post, "/x", id), "domains");
+            assert_eq!(got[..want.len()], want[..], "{id}");
+        }
+        // A method that names no action, or an id of another API: no scoped name.
+        assert!(scoped_names(&with_id(Method::Get, "/x", "domains.similarity.by_content"), "domains").is_empty());
+        assert!(scoped_names(&with_id(Method::Get, "/x", "dns.projects.get"), "domains").is_empty());
     }
 }
