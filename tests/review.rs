@@ -479,3 +479,44 @@ fn ids_that_all_start_with_the_apis_name_are_named_for_their_collection() {
     // The same names whatever the order of the document (T5).
     assert_eq!(names(&[5, 4, 3, 2, 1, 0]), got);
 }
+
+#[test]
+fn framework_generated_ids_are_named_verb_noun() {
+    // Django REST framework, FastAPI and Springfox each write the verb or the route after the
+    // name; an agent reads verb_noun (T1).
+    let spec = r##"
+openapi: 3.0.3
+info: {title: Clinic, version: "1"}
+paths:
+  /api/allergies:
+    get: {operationId: allergies_list, responses: {"200": {description: ok}}}
+    post: {operationId: allergies_create, responses: {"201": {description: created}}}
+  /api/allergies/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    get: {operationId: allergies_read, responses: {"200": {description: ok}}}
+    patch: {operationId: allergies_partial_update, responses: {"200": {description: ok}}}
+    delete: {operationId: allergies_delete, responses: {"204": {description: deleted}}}
+  /api/v1/app/:
+    post: {operationId: create_application_api_v1_app__post, responses: {"201": {description: created}}}
+  /air_quality:
+    get: {operationId: air_quality_air_quality_get, responses: {"200": {description: ok}}}
+  /genes/count:
+    get: {operationId: getActiveObjectCountUsingGET, responses: {"200": {description: ok}}}
+"##;
+    let out = compile(spec, None);
+    let mut names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "create_allergy",
+            "create_application",
+            "delete_allergy",
+            "get_active_object_count",
+            "get_air_quality",
+            "get_allergy",
+            "list_allergies",
+            "partial_update_allergy",
+        ]
+    );
+}

@@ -15,6 +15,10 @@ pub fn base_name(op: &Operation) -> String {
             .or_else(|| namespaced(id))
             .or_else(|| noun_verb(id, op.method))
             .or_else(|| rpc_path(id, &op.path, op.method))
+            .or_else(|| function_name(id, op))
+            .or_else(|| using_method(id, op.method))
+            .or_else(|| versioned_service(id, op.method))
+            .or_else(|| verb_last(id, op.method, &op.path))
             .unwrap_or_else(|| {
                 let snake = id.to_snake_case();
                 restated(&snake, op.method, &op.path)
@@ -306,6 +310,129 @@ fn noun_verb(id: &str, method: Method) -> Option<String> {
     verb_first(&verb, &namespace, &words[skip..])
 }
 
+/// Ids that name the resource first and the verb last, as frameworks write them: Django REST
+/// framework's `patient_communications_create`, `nodes_addon_read`, NetBox's
+/// `dcim_cable-terminations_bulk_delete`, API Platform's `api_alert-log_get_collection`, App Store
+/// Connect's `salesReports-get_collection`, Apideck's `drivesAll`. Turned verb first (T1):
+/// `create_patient_communication`, `get_nodes_addon`, `bulk_delete_dcim_cable_terminations`,
+/// `list_alert_logs`, `list_sales_reports`, `list_drives`. Only when the verb agrees with the
+/// HTTP method (a `_create` served on GET is something else) and a resource comes before it.
+fn verb_last(id: &str, method: Method, path: &str) -> Option<String> {
+    use Method::{Delete, Get, Patch, Post, Put};
+    let words: Vec<String> = snake_words(id).into_iter().filter(|w| !is_noise(w)).collect();
+    let ends = |tail: &[&str]| words.len() > tail.len() && words[words.len() - tail.len()..].iter().eq(tail.iter());
+    // (the words the id ends with, the verb they mean, the methods that verb is served on)
+    const TAILS: &[(&[&str], &str, &[Method])] = &[
+        (&["get", "to", "many", "related"], "list", &[Get]),
+        (&["get", "to", "one", "related"], "get", &[Get]),
+        (&["get", "collection"], "list", &[Get]),
+        (&["post", "collection"], "create", &[Post]),
+        (&["get", "item"], "get", &[Get]),
+        (&["get", "instance"], "get", &[Get]),
+        (&["create", "instance"], "create", &[Post]),
+        (&["put", "item"], "update", &[Put]),
+        (&["update", "instance"], "update", &[Put, Patch, Post]),
+        (&["patch", "item"], "patch", &[Patch]),
+        (&["delete", "item"], "delete", &[Delete]),
+        (&["delete", "instance"], "delete", &[Delete]),
+        (&["bulk", "partial", "update"], "bulk_partial_update", &[Patch]),
+        (&["bulk", "update"], "bulk_update", &[Put, Patch]),
+        (&["bulk", "delete"], "bulk_delete", &[Delete]),
+        (&["bulk", "create"], "bulk_create", &[Post]),
+        (&["batch", "update"], "batch_update", &[Put, Patch, Post]),
+        (&["batch", "delete"], "batch_delete", &[Delete, Post]),
+        (&["batch", "create"], "batch_create", &[Post]),
+        (&["partial", "update"], "partial_update", &[Patch]),
+        (&["list"], "list", &[Get]),
+        (&["all"], "list", &[Get]),
+        (&["read"], "get", &[Get]),
+        (&["one"], "get", &[Get]),
+        (&["get"], "get", &[Get]),
+        (&["create"], "create", &[Post]),
+        (&["add"], "add", &[Post, Put]),
+        (&["update"], "update", &[Put, Patch, Post]),
+        (&["delete"], "delete", &[Delete]),
+    ];
+    let (tail, verb, methods) = TAILS.iter().find(|(tail, _, _)| ends(tail))?;
+    // `issueGetMilestonesList` lists an issue's milestones: a `get` inside says nothing more.
+    let mut resource: Vec<String> = words[..words.len() - tail.len()].iter().filter(|w| *w != "get").cloned().collect();
+    // `search_users_list` already leads with its verb, `post_list` names no resource, and
+    // `guestDiagnosticsSettings_CreateOrUpdate` ends with one verb of two.
+    if !methods.contains(&method)
+        || resource.first().is_none_or(|w| is_verb(w) || is_method_word(w))
+        || resource.last().is_some_and(|w| w == "or" || w == "and")
+    {
+        return None;
+    }
+    // An action inside is what a `_create` does (Django REST framework's
+    // `account_roles_activate_create` is a POST to `/account_roles/{id}/activate/`). Other verbs
+    // inside are part of the resource's name (NetBox's `extras_export-templates_create`).
+    if *tail == ["create"]
+        && let Some(i) = resource.iter().position(|w| ACTIONS.contains(&w.as_str()))
+    {
+        let action = resource.remove(i);
+        return verb_first(&action, &[resource], &[]);
+    }
+    // A `get` of a collection route lists it (`Users_Get` on `GET /Users`).
+    let collection = !path.trim_end_matches('/').ends_with('}');
+    let verb = match resource.last() {
+        Some(last) if *verb == "get" && collection && singular(last) != *last => "list",
+        _ => verb,
+    };
+    verb_first(verb, &[resource], &[])
+}
+
+/// Springfox's operationIds are the handler's name and `Using` the method
+/// (`getActiveObjectCountUsingGET`): the handler's name (`get_active_object_count`); a GET of a
+/// handler named by one noun reads it (`get_genes` for `genesUsingGET`).
+fn using_method(id: &str, method: Method) -> Option<String> {
+    // Not `getUserUsingGET_1`, the second handler of that name: the first is `get_user`.
+    let words = snake_words(id);
+    let [name @ .., using, verb] = words.as_slice() else { return None };
+    if using != "using" || *verb != method.as_lower() || name.is_empty() {
+        return None;
+    }
+    let snake = name.join("_");
+    Some(if name.len() > 1 || is_action_verb(&name[0]) || method != Method::Get {
+        snake
+    } else {
+        format!("get_{snake}")
+    })
+}
+
+/// Magento's operationIds are the service, its version, the method's name and the HTTP method
+/// (`catalogAttributeSetRepositoryV1DeleteByIdDelete`): the method's verb first, then the
+/// service and the rest of the method (`delete_catalog_attribute_set_repository_by_id`).
+fn versioned_service(id: &str, method: Method) -> Option<String> {
+    let mut words = snake_words(id);
+    let v =
+        words.iter().position(|w| w.len() > 1 && w.starts_with('v') && w[1..].chars().all(|c| c.is_ascii_digit()))?;
+    let verb = words.get(v + 1).filter(|w| is_action_verb(w))?.clone();
+    if v == 0 || words.last().is_none_or(|w| *w != method.as_lower()) || words.len() < v + 3 {
+        return None;
+    }
+    words.pop();
+    let rest = words.split_off(v + 2);
+    words.truncate(v);
+    verb_first(&verb, &[words], &rest)
+}
+
+/// FastAPI's operationIds are the handler's name, the route and the method
+/// (`create_application_api_v1_app__post` for `POST /api/v1/app/`): the handler's name is the
+/// name (`create_application`), verb first when it ends with its verb, and a read of a noun
+/// (`air_quality` on `GET /air_quality`) is `get_air_quality`.
+fn function_name(id: &str, op: &Operation) -> Option<String> {
+    let route: String = op.path.chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let name = id.strip_suffix(op.method.as_lower())?.strip_suffix('_')?.strip_suffix(route.as_str())?;
+    let snake = name.to_snake_case();
+    let first = snake.split('_').find(|w| !w.is_empty())?.to_owned();
+    if is_action_verb(&first) {
+        return Some(snake);
+    }
+    verb_last(name, op.method, &op.path)
+        .or_else(|| Some(if op.method == Method::Get { format!("get_{snake}") } else { snake }))
+}
+
 /// A route that names its action in a fragment (AWS's `/#Action=DeleteDBProxy`,
 /// `/#X-Amz-Target=Service.DeleteThing`): its method says nothing about what the action does.
 pub fn is_rpc_route(path: &str) -> bool {
@@ -470,13 +597,17 @@ fn verb_first(verb: &str, namespace: &[Vec<String>], rest: &[String]) -> Option<
     let qualifier = rest.first().is_some_and(|w| PREPOSITIONS.contains(&w.as_str()));
     // The namespace names a collection: one item unless the verb lists them, or unless a noun
     // of the rest follows (`list_repo_branches`).
-    let lists = verb == "list" || verb.ends_with("_list") || verb.starts_with("batch_");
+    let lists = verb == "list" || verb.ends_with("_list") || verb.starts_with("batch_") || verb.starts_with("bulk_");
     let one = !lists || (!rest.is_empty() && !qualifier);
     if let Some(noun) = nouns.last_mut() {
         // `Reservation_List` lists reservations.
         *noun = if one {
             singular(noun)
-        } else if rest.is_empty() && singular(noun) == *noun && !UNCOUNTABLE.contains(&noun.as_str()) {
+        } else if rest.is_empty()
+            && singular(noun) == *noun
+            && !UNCOUNTABLE.contains(&noun.as_str())
+            && !noun.ends_with("ed")
+        {
             plural(noun)
         } else {
             noun.clone()
@@ -1172,5 +1303,104 @@ mod tests {
         // A method that names no action, or an id of another API: no scoped name.
         assert!(scoped_names(&with_id(Method::Get, "/x", "domains.similarity.by_content"), "domains").is_empty());
         assert!(scoped_names(&with_id(Method::Get, "/x", "dns.projects.get"), "domains").is_empty());
+    }
+
+    #[test]
+    fn ids_that_end_with_their_verb_put_it_first() {
+        let cases = [
+            (
+                "patient_communications_create",
+                Method::Post,
+                "/api/patient_communications",
+                Some("create_patient_communication"),
+            ),
+            ("allergies_list", Method::Get, "/api/allergies", Some("list_allergies")),
+            ("allergies_read", Method::Get, "/api/allergies/{id}", Some("get_allergy")),
+            ("allergies_partial_update", Method::Patch, "/api/allergies/{id}", Some("partial_update_allergy")),
+            (
+                "dcim_cable-terminations_bulk_delete",
+                Method::Delete,
+                "/dcim/cable-terminations/",
+                Some("bulk_delete_dcim_cable_terminations"),
+            ),
+            ("api_alert-log_get_collection", Method::Get, "/api/alert-log", Some("list_alert_logs")),
+            ("api_alert-log_get_item", Method::Get, "/api/alert-log/{id}", Some("get_alert_log")),
+            ("salesReports-get_collection", Method::Get, "/v1/salesReports", Some("list_sales_reports")),
+            ("drivesAll", Method::Get, "/file-storage/drives", Some("list_drives")),
+            ("drivesOne", Method::Get, "/file-storage/drives/{id}", Some("get_drive")),
+            ("Users_Get", Method::Get, "/api/v2/Users", Some("list_users")),
+            ("Users_Get", Method::Get, "/api/v2/Users/{id}", Some("get_user")),
+            ("issueGetMilestonesList", Method::Get, "/repos/{owner}/{repo}/milestones", Some("list_issue_milestones")),
+            (
+                "account_roles_activate_create",
+                Method::Post,
+                "/account_roles/{id}/activate/",
+                Some("activate_account_role"),
+            ),
+            ("DataPoints_BatchDelete", Method::Delete, "/datapoints/batch", Some("batch_delete_data_points")),
+            // The verb disagrees with the method, leads already, or is one of two.
+            ("allergies_create", Method::Get, "/api/allergies", None),
+            ("search_users_list", Method::Get, "/users", None),
+            ("guestDiagnosticsSettings_CreateOrUpdate", Method::Put, "/settings/{name}", None),
+            ("cinema-detail_search_read", Method::Get, "/cinema-detail/search/{id}", Some("get_cinema_detail_search")),
+            (
+                "extras_export-templates_create",
+                Method::Post,
+                "/extras/export-templates/",
+                Some("create_extras_export_template"),
+            ),
+        ];
+        for (id, method, path, want) in cases {
+            assert_eq!(verb_last(id, method, path).as_deref(), want, "{id}");
+        }
+    }
+
+    #[test]
+    fn handler_names_with_the_method_appended_are_the_handlers() {
+        assert_eq!(
+            using_method("getActiveObjectCountUsingGET", Method::Get).as_deref(),
+            Some("get_active_object_count")
+        );
+        assert_eq!(using_method("appendTextUsingGET", Method::Get).as_deref(), Some("append_text"));
+        assert_eq!(using_method("genesUsingGET", Method::Get).as_deref(), Some("get_genes"));
+        assert_eq!(using_method("getUserUsingGET_1", Method::Get), None);
+        assert_eq!(using_method("createUserUsingPOST", Method::Get), None);
+        assert_eq!(
+            versioned_service("catalogAttributeSetRepositoryV1DeleteByIdDelete", Method::Delete).as_deref(),
+            Some("delete_catalog_attribute_set_repository_by_id")
+        );
+        assert_eq!(
+            versioned_service("amazonPaymentOrderInformationManagementV1RemoveOrderReferenceDelete", Method::Delete)
+                .as_deref(),
+            Some("remove_amazon_payment_order_information_management_order_reference")
+        );
+        assert_eq!(
+            versioned_service("analyticsLinkProviderV1GetGet", Method::Get).as_deref(),
+            Some("get_analytics_link_provider")
+        );
+        assert_eq!(versioned_service("analyticsLinkProviderV1GetPost", Method::Get), None);
+    }
+
+    #[test]
+    fn fastapi_ids_are_named_for_their_handler() {
+        let cases = [
+            ("create_application_api_v1_app__post", Method::Post, "/api/v1/app/", Some("create_application")),
+            (
+                "expunge_attempt_content_api_v1_app__app_id__msg__msg_id__attempt__attempt_id__content__delete",
+                Method::Delete,
+                "/api/v1/app/{app_id}/msg/{msg_id}/attempt/{attempt_id}/content/",
+                Some("expunge_attempt_content"),
+            ),
+            ("Add_voice_v1_voices_add_post", Method::Post, "/v1/voices/add", Some("add_voice")),
+            ("air_quality_air_quality_get", Method::Get, "/air_quality", Some("get_air_quality")),
+            ("cities_get_v2_cities_get", Method::Get, "/v2/cities", Some("list_cities")),
+            ("imageDelete_images__id__delete", Method::Delete, "/images/{id}", Some("delete_image")),
+            // Not the route: not FastAPI's.
+            ("create_application_post", Method::Post, "/api/v1/app/", None),
+        ];
+        for (id, method, path, want) in cases {
+            let op = with_id(method, path, id);
+            assert_eq!(function_name(id, &op).as_deref(), want, "{id}");
+        }
     }
 }
