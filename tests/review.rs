@@ -423,7 +423,7 @@ paths:
     );
     // A verb the catalog does not know, on an RPC route, is not taken for a read.
     assert!(!tool("split_shard").annotations.read_only);
-    assert!(!tool("delete_pad_using_get").annotations.read_only);
+    assert!(!tool("delete_pad").annotations.read_only);
     // A route ending in its action: destructive whatever the id says.
     assert!(tool("post_orgs_id_secrets").annotations.destructive);
     // A line's stop points are read, not stopped.
@@ -482,8 +482,9 @@ fn ids_that_all_start_with_the_apis_name_are_named_for_their_collection() {
 
 #[test]
 fn framework_generated_ids_are_named_verb_noun() {
-    // Django REST framework, FastAPI and Springfox each write the verb or the route after the
-    // name; an agent reads verb_noun (T1).
+    // Django REST framework, FastAPI and Springfox write the verb or the route after the name,
+    // DigitalOcean a group before it, Plaid its RPC route's verb last; an agent reads verb_noun
+    // (T1).
     let spec = r##"
 openapi: 3.0.3
 info: {title: Clinic, version: "1"}
@@ -502,6 +503,10 @@ paths:
     get: {operationId: air_quality_air_quality_get, responses: {"200": {description: ok}}}
   /genes/count:
     get: {operationId: getActiveObjectCountUsingGET, responses: {"200": {description: ok}}}
+  /v2/databases:
+    post: {operationId: databases_create_cluster, responses: {"201": {description: created}}}
+  /bank_transfer/cancel:
+    post: {operationId: bankTransferCancel, responses: {"200": {description: ok}}}
 "##;
     let out = compile(spec, None);
     let mut names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
@@ -509,8 +514,10 @@ paths:
     assert_eq!(
         names,
         [
+            "cancel_bank_transfer",
             "create_allergy",
             "create_application",
+            "create_database_cluster",
             "delete_allergy",
             "get_active_object_count",
             "get_air_quality",

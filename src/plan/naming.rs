@@ -19,6 +19,8 @@ pub fn base_name(op: &Operation) -> String {
             .or_else(|| using_method(id, op.method))
             .or_else(|| versioned_service(id, op.method))
             .or_else(|| verb_last(id, op.method, &op.path))
+            .or_else(|| route_verb(id, &op.path))
+            .or_else(|| group_verb(id, op.method))
             .unwrap_or_else(|| {
                 let snake = id.to_snake_case();
                 restated(&snake, op.method, &op.path)
@@ -343,6 +345,10 @@ fn verb_last(id: &str, method: Method, path: &str) -> Option<String> {
         (&["batch", "delete"], "batch_delete", &[Delete, Post]),
         (&["batch", "create"], "batch_create", &[Post]),
         (&["partial", "update"], "partial_update", &[Patch]),
+        (&["id", "get"], "get", &[Get]),
+        (&["id", "put"], "update", &[Put]),
+        (&["id", "patch"], "patch", &[Patch]),
+        (&["id", "delete"], "delete", &[Delete]),
         (&["list"], "list", &[Get]),
         (&["all"], "list", &[Get]),
         (&["read"], "get", &[Get]),
@@ -352,13 +358,18 @@ fn verb_last(id: &str, method: Method, path: &str) -> Option<String> {
         (&["add"], "add", &[Post, Put]),
         (&["update"], "update", &[Put, Patch, Post]),
         (&["delete"], "delete", &[Delete]),
+        (&["patch"], "patch", &[Patch]),
+        (&["put"], "update", &[Put]),
     ];
     let (tail, verb, methods) = TAILS.iter().find(|(tail, _, _)| ends(tail))?;
+    // An RPC route that ends with the verb says it whatever the method (Plaid's
+    // `bankTransferList` is `POST /bank_transfer/list`).
+    let route_says = path.rsplit('/').find(|s| !s.is_empty()).is_some_and(|last| snake_words(last) == *tail);
     // `issueGetMilestonesList` lists an issue's milestones: a `get` inside says nothing more.
     let mut resource: Vec<String> = words[..words.len() - tail.len()].iter().filter(|w| *w != "get").cloned().collect();
     // `search_users_list` already leads with its verb, `post_list` names no resource, and
     // `guestDiagnosticsSettings_CreateOrUpdate` ends with one verb of two.
-    if !methods.contains(&method)
+    if !(methods.contains(&method) || route_says)
         || resource.first().is_none_or(|w| is_verb(w) || is_method_word(w))
         || resource.last().is_some_and(|w| w == "or" || w == "and")
     {
@@ -415,6 +426,63 @@ fn versioned_service(id: &str, method: Method) -> Option<String> {
     let rest = words.split_off(v + 2);
     words.truncate(v);
     verb_first(&verb, &[words], &rest)
+}
+
+/// An id that ends with the verb its RPC route ends with (Plaid's `bankTransferCancel` for
+/// `POST /bank_transfer/cancel`): that verb, then the rest (`cancel_bank_transfer`).
+fn route_verb(id: &str, path: &str) -> Option<String> {
+    let mut words: Vec<String> = snake_words(id).into_iter().filter(|w| !is_noise(w)).collect();
+    let last = path.rsplit('/').find(|s| !s.is_empty())?;
+    let verb = words.pop().filter(|w| is_action_verb(w) && snake_words(last) == [w.clone()])?;
+    // `readAppsV1NamespacedDeploymentScale` reads a scale.
+    if words.is_empty() || words.first().is_some_and(|w| is_action_verb(w) || is_read_verb(w) || is_method_word(w)) {
+        return None;
+    }
+    verb_first(&verb, &[words], &[])
+}
+
+/// Ids that name a group and then the method (DigitalOcean's `databases_create_cluster`, App
+/// Center's `apps_transferToOrg`, Gitea's `orgAddTeamMember`): verb first,
+/// `create_database_cluster`, `transfer_app_to_org`, `add_org_team_member`. The group is what
+/// comes before the first separator, and the method starts with its verb and names an object;
+/// without a separator only one word and a plain verb are read so (`BatchGetNamedQuery` and
+/// `saveSyncConfig` start with verbs of their own). A GET's verb must read: `order_return_items`
+/// on a GET reads an order return's items.
+fn group_verb(id: &str, method: Method) -> Option<String> {
+    const PLAIN: &[&str] = &["add", "create", "delete", "get", "list", "patch", "remove", "set", "update"];
+    const MODIFIERS: &[&str] = &["async", "batch", "bulk", "do", "mass", "multi", "re"];
+    let (group, words) = match id.split_once(['_', '/', '#', '.', '-', ':']) {
+        Some((group, method)) => (snake_words(group), snake_words(method)),
+        None => {
+            let mut words = snake_words(id);
+            if words.get(1).is_none_or(|w| !PLAIN.contains(&w.as_str())) {
+                return None;
+            }
+            let rest = words.split_off(1);
+            (words, rest)
+        }
+    };
+    let group: Vec<String> = group.into_iter().filter(|w| !is_noise(w)).collect();
+    let verb = words.first()?.as_str();
+    let plain_group =
+        |w: &String| !is_verb(w) && !is_method_word(w) && !is_read_verb(w) && !MODIFIERS.contains(&w.as_str());
+    // `Quote_Post_CreateQuote…`: a method word is transport, not the action.
+    if !(1..=2).contains(&group.len())
+        || !group.iter().all(plain_group)
+        || !is_action_verb(verb)
+        || matches!(verb, "post" | "put" | "head" | "options")
+        || words.len() < 2
+    {
+        return None;
+    }
+    if matches!(method, Method::Get | Method::Head) && !is_read_verb(verb) {
+        return None;
+    }
+    // `CreateOrUpdate` is one verb of two.
+    if words[1] == "or" || words[1] == "and" {
+        return None;
+    }
+    verb_first(verb, &[group], &words[1..])
 }
 
 /// FastAPI's operationIds are the handler's name, the route and the method
@@ -912,6 +980,10 @@ pub fn is_noise(segment: &str) -> bool {
 /// A simple English singular for resource nouns; plural forms it does not know are kept.
 pub fn singular(word: &str) -> String {
     let lower = word.to_ascii_lowercase();
+    // Nouns that end like plurals and are not.
+    if matches!(lower.as_str(), "analytics" | "kubernetes" | "news" | "series" | "species" | "status") {
+        return word.to_owned();
+    }
     if lower == "ids" {
         return word[..2].to_owned();
     }
@@ -1379,6 +1451,37 @@ mod tests {
             Some("get_analytics_link_provider")
         );
         assert_eq!(versioned_service("analyticsLinkProviderV1GetPost", Method::Get), None);
+    }
+
+    #[test]
+    fn ids_that_name_a_group_then_the_method_put_the_verb_first() {
+        let cases = [
+            ("databases_create_cluster", Method::Post, Some("create_database_cluster")),
+            ("kubernetes_list_options", Method::Get, Some("list_kubernetes_options")),
+            ("apps_transferToOrg", Method::Post, Some("transfer_app_to_org")),
+            ("repoDeleteGitHook", Method::Delete, Some("delete_repo_git_hook")),
+            ("monitoring_get_dropletLoad5Metrics", Method::Get, Some("get_monitoring_droplet_load5_metrics")),
+            // A GET of a noun phrase, a verb too far in, or one verb of two.
+            ("orgAddTeamMember", Method::Put, Some("add_org_team_member")),
+            ("order_return_items", Method::Get, None),
+            ("actions/re-run-workflow", Method::Post, None),
+            ("BatchGetNamedQuery", Method::Post, None),
+            ("saveSyncConfig", Method::Post, None),
+            ("batch_delete_things", Method::Post, None),
+            ("Quote_Post_CreateQuote", Method::Post, None),
+            ("settings_create_or_update", Method::Put, None),
+        ];
+        for (id, method, want) in cases {
+            assert_eq!(group_verb(id, method).as_deref(), want, "{id}");
+        }
+        assert_eq!(
+            verb_last("bankTransferList", Method::Post, "/bank_transfer/list").as_deref(),
+            Some("list_bank_transfers")
+        );
+        assert_eq!(verb_last("bankTransferList", Method::Post, "/bank_transfer/all").as_deref(), None);
+        assert_eq!(route_verb("bankTransferCancel", "/bank_transfer/cancel").as_deref(), Some("cancel_bank_transfer"));
+        assert_eq!(route_verb("bankTransferCancel", "/bank_transfer/{id}").as_deref(), None);
+        assert_eq!(route_verb("readAppsV1NamespacedDeploymentScale", "/apis/apps/v1/deployments/{name}/scale"), None);
     }
 
     #[test]
