@@ -438,14 +438,6 @@ impl Spec<'_> {
         self.intent.filter(|i| !i.overlay.merge.is_empty())
     }
 
-    /// The operationId as written, when the derived name replaced its verb (see `naming::id_name`).
-    fn id_name(&self) -> Option<String> {
-        match (self.intent.and_then(|i| i.name.as_ref()), &self.split, self.variant) {
-            (None, None, _) | (None, Some(_), None) => naming::id_name(self.op),
-            _ => None,
-        }
-    }
-
     /// The names this tool may take, most wanted first: a declared or behaviour name alone;
     /// otherwise, in a document whose operationIds all start with the API's name, the
     /// operation's names scoped to ever more of its parent collections (`naming::scoped_names`),
@@ -457,7 +449,7 @@ impl Spec<'_> {
         }
         let mut out = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
         out.push(base);
-        out.extend(self.id_name());
+        out.extend(naming::id_name(self.op));
         let mut seen = BTreeSet::new();
         out.retain(|name| seen.insert(name.clone()));
         out
@@ -496,7 +488,7 @@ fn specs<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation
 /// has another; the rest get `_2`, `_3`… in (path, method) order. Which names meet does not
 /// depend on the order of the document, so neither do the names.
 fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<String> {
-    let taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
+    let mut taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
     let scope = naming::api_namespace(&api.operations);
     let candidates: Vec<Vec<String>> = specs.iter().map(|s| s.candidates(scope.as_deref())).collect();
     let mut level = vec![0usize; specs.len()];
@@ -522,7 +514,6 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
             break;
         }
     }
-    let mut taken = taken;
     let mut out = Vec::with_capacity(specs.len());
     let mut regrouped: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (k, spec) in specs.iter().enumerate() {
@@ -534,11 +525,8 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
             out.push(name);
         }
     }
-    for ks in regrouped.values_mut() {
-        ks.sort_unstable();
-    }
     for (name, ks) in regrouped {
-        // `specs` is in (path, method) order already.
+        // Indices went in ascending, and `specs` is in (path, method) order.
         for (n, k) in ks.into_iter().enumerate() {
             if n == 0 && !taken.contains(&name) {
                 taken.insert(name.clone());

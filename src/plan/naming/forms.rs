@@ -6,8 +6,8 @@
 use heck::ToSnakeCase;
 
 use super::{
-    ACTIONS, METHOD_VERBS, PREPOSITIONS, VERBS, fit, is_action_verb, is_method_word, is_noise, is_read_verb, is_verb,
-    sanitize, singular, snake_words, verb_first,
+    ACTIONS, METHOD_VERBS, PREPOSITIONS, VERBS, finished, first_word, id_words, is_action_verb, is_method_word,
+    is_noise, is_read_verb, is_verb, last_segment, singular, snake_words, verb_first,
 };
 use crate::resolve::{Method, Operation};
 
@@ -20,7 +20,7 @@ use crate::resolve::{Method, Operation};
 /// HTTP method (a `_create` served on GET is something else) and a resource comes before it.
 pub(super) fn verb_last(id: &str, method: Method, path: &str) -> Option<String> {
     use Method::{Delete, Get, Patch, Post, Put};
-    let words: Vec<String> = snake_words(id).into_iter().filter(|w| !is_noise(w)).collect();
+    let words = id_words(id);
     let ends = |tail: &[&str]| words.len() > tail.len() && words[words.len() - tail.len()..].iter().eq(tail.iter());
     // (the words the id ends with, the verb they mean, the methods that verb is served on)
     const TAILS: &[(&[&str], &str, &[Method])] = &[
@@ -63,7 +63,7 @@ pub(super) fn verb_last(id: &str, method: Method, path: &str) -> Option<String> 
     let (tail, verb, methods) = TAILS.iter().find(|(tail, _, _)| ends(tail))?;
     // An RPC route that ends with the verb says it whatever the method (Plaid's
     // `bankTransferList` is `POST /bank_transfer/list`).
-    let route_says = path.rsplit('/').find(|s| !s.is_empty()).is_some_and(|last| snake_words(last) == *tail);
+    let route_says = last_segment(path).is_some_and(|last| snake_words(last) == *tail);
     // `issueGetMilestonesList` lists an issue's milestones: a `get` inside says nothing more.
     let mut resource: Vec<String> = words[..words.len() - tail.len()].iter().filter(|w| *w != "get").cloned().collect();
     // `search_users_list` already leads with its verb, `post_list` names no resource, and
@@ -130,8 +130,8 @@ pub(super) fn versioned_service(id: &str, method: Method) -> Option<String> {
 /// An id that ends with the verb its RPC route ends with (Plaid's `bankTransferCancel` for
 /// `POST /bank_transfer/cancel`): that verb, then the rest (`cancel_bank_transfer`).
 pub(super) fn route_verb(id: &str, path: &str) -> Option<String> {
-    let mut words: Vec<String> = snake_words(id).into_iter().filter(|w| !is_noise(w)).collect();
-    let last = path.rsplit('/').find(|s| !s.is_empty())?;
+    let mut words = id_words(id);
+    let last = last_segment(path)?;
     let verb = words.pop().filter(|w| is_action_verb(w) && snake_words(last) == [w.clone()])?;
     // `readAppsV1NamespacedDeploymentScale` reads a scale.
     if words.is_empty() || words.first().is_some_and(|w| is_action_verb(w) || is_read_verb(w) || is_method_word(w)) {
@@ -192,7 +192,10 @@ pub(super) fn function_name(id: &str, op: &Operation) -> Option<String> {
     let route: String = op.path.chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).collect();
     let name = id.strip_suffix(op.method.as_lower())?.strip_suffix('_')?.strip_suffix(route.as_str())?;
     let snake = name.to_snake_case();
-    let first = snake.split('_').find(|w| !w.is_empty())?.to_owned();
+    let first = first_word(name);
+    if first.is_empty() {
+        return None;
+    }
     if is_action_verb(&first) {
         return Some(snake);
     }
@@ -236,7 +239,7 @@ pub fn scoped_names(op: &Operation, api: &str) -> Vec<String> {
     let Some((verb, rest)) = method_verb(method) else { return Vec::new() };
     (1..=collections.len())
         .filter_map(|k| verb_first(&verb, &collections[collections.len() - k..], &rest))
-        .map(|name| fit(&sanitize(&name)))
+        .map(|name| finished(&name))
         .collect()
 }
 
@@ -258,6 +261,8 @@ fn method_verb(words: &[String]) -> Option<(String, Vec<String>)> {
             .iter()
             .chain(ACTIONS)
             .chain(METHOD_VERBS)
+            // Not among the method verbs: Visma's `CustomerContract_SetupAndActivate…` reads
+            // better as written than set up first.
             .chain(&["setup"])
             .filter(|v| single.len() >= v.len() + 4 && single.starts_with(**v))
             .max_by_key(|v| v.len());

@@ -34,14 +34,28 @@ pub fn base_name(op: &Operation) -> String {
             }),
         None => from_route(op.method, &op.path),
     };
-    fit(&sanitize(&without_articles(&raw)))
+    finished(&raw)
 }
 
-/// The operationId as written (snake case, fitted) when [`base_name`] gave it the route's verb
-/// instead: what two operations fall back to when their route names collide.
+/// A name as served: without articles, in the allowed characters, at most [`MAX_LEN`].
+fn finished(raw: &str) -> String {
+    fit(&sanitize(&without_articles(raw)))
+}
+
+/// The operationId as written (snake case, fitted): what an operation falls back to when its
+/// derived names collide (the caller drops it when it is the derived name).
 pub fn id_name(op: &Operation) -> Option<String> {
-    let plain = fit(&sanitize(&op.operation_id.as_ref()?.to_snake_case()));
-    (plain != base_name(op)).then_some(plain)
+    Some(fit(&sanitize(&op.operation_id.as_ref()?.to_snake_case())))
+}
+
+/// The words of an operationId in snake case, without versions and `api`.
+fn id_words(id: &str) -> Vec<String> {
+    snake_words(id).into_iter().filter(|w| !is_noise(w)).collect()
+}
+
+/// The last segment of a path that is not empty (`/bank_transfer/cancel/` → `cancel`).
+fn last_segment(path: &str) -> Option<&str> {
+    path.rsplit('/').find(|s| !s.is_empty())
 }
 
 /// Verbs an action path segment may be (`POST /payment_intents/{intent}/confirm`).
