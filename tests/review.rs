@@ -445,6 +445,7 @@ fn ids_that_all_start_with_the_apis_name_are_named_for_their_collection() {
         ("/v1/{name}/operations", "get", "domains.projects.locations.operations.list"),
         ("/v1/{name}/registrations/operations", "get", "domains.projects.locations.registrations.operations.list"),
         ("/v1/{name}:undelete", "post", "domains.projects.locations.registrations.undelete"),
+        ("/v1/operations", "get", "domains.operations.list"),
     ];
     let spec = |order: &[usize]| {
         let mut text = String::from("openapi: 3.0.3\ninfo: {title: Domains, version: v1}\npaths:\n");
@@ -467,7 +468,7 @@ fn ids_that_all_start_with_the_apis_name_are_named_for_their_collection() {
         by_id.sort();
         by_id
     };
-    let got = names(&[0, 1, 2, 3, 4, 5]);
+    let got = names(&[0, 1, 2, 3, 4, 5, 6]);
     let name = |id: &str| got.iter().find(|(i, _)| i.ends_with(id)).map(|(_, n)| n.as_str()).unwrap();
     assert_eq!(name(".registrations.get"), "get_registration");
     assert_eq!(name(".registrations.list"), "list_registrations");
@@ -476,8 +477,10 @@ fn ids_that_all_start_with_the_apis_name_are_named_for_their_collection() {
     // Two collections named `operations`: each says its parent, neither is numbered.
     assert_eq!(name("locations.operations.list"), "list_locations_operations");
     assert_eq!(name("registrations.operations.list"), "list_registrations_operations");
+    // A collection with no parent to say keeps the short name the others leave.
+    assert_eq!(name("domains.operations.list"), "list_operations");
     // The same names whatever the order of the document (T5).
-    assert_eq!(names(&[5, 4, 3, 2, 1, 0]), got);
+    assert_eq!(names(&[6, 5, 4, 3, 2, 1, 0]), got);
 }
 
 #[test]
@@ -526,4 +529,59 @@ paths:
             "partial_update_allergy",
         ]
     );
+}
+
+#[test]
+fn odata_routes_are_named_from_the_route_and_long_ones_keep_their_end() {
+    // Microsoft Graph: ids spell the whole route, actions, counts and casts are segments of
+    // their own, and routes nest deeper than 64 characters of name allow (T1).
+    let ops = [
+        ("/me/calendar/events", "get", "me.calendar.ListEvents"),
+        ("/me/calendars/{calendar-id}/events", "get", "me.calendars.ListEvents"),
+        ("/me/events/{event-id}/microsoft.graph.tentativelyAccept", "post", "me.events.event.tentativelyAccept"),
+        ("/groups/{group-id}/members/$ref", "post", "groups.CreateRefMembers"),
+        ("/me/contactFolders/{contactFolder-id}/contacts/$count", "get", "Get.Count.contacts-31d1"),
+        (
+            "/me/calendarGroups/{calendarGroup-id}/calendars/{calendar-id}/events/{event-id}/instances/{event-id1}/multiValueExtendedProperties/{multiValueLegacyExtendedProperty-id}",
+            "get",
+            "me.calendarGroups.calendars.events.instances.GetMultiValueExtendedProperties",
+        ),
+        (
+            "/me/calendars/{calendar-id}/events/{event-id}/instances/{event-id1}/multiValueExtendedProperties/{multiValueLegacyExtendedProperty-id}",
+            "get",
+            "me.calendars.events.instances.GetMultiValueExtendedProperties",
+        ),
+    ];
+    let spec = |order: &[usize]| {
+        let mut text = String::from("openapi: 3.0.1\ninfo: {title: Graph, version: v1.0}\npaths:\n");
+        for &k in order {
+            let (path, method, id) = ops[k];
+            let kind = if id.starts_with("Get.") { "" } else { "      x-ms-docs-operation-type: operation\n" };
+            text.push_str(&format!(
+                "  '{path}':\n    {method}:\n      operationId: {id}\n{kind}      responses: {{\"200\": {{description: ok}}}}\n"
+            ));
+        }
+        text
+    };
+    let names = |order: &[usize]| {
+        let out = compile(&spec(order), None);
+        let mut by_path: Vec<(String, String)> =
+            out.catalog.tools.iter().map(|t| (t.operation.path.clone(), t.name.clone())).collect();
+        by_path.sort();
+        by_path
+    };
+    let got = names(&[0, 1, 2, 3, 4, 5, 6]);
+    let name = |path: &str| got.iter().find(|(p, _)| p == path).map(|(_, n)| n.as_str()).unwrap();
+    assert_eq!(name(ops[0].0), "list_me_calendar_events");
+    // The same words for `/me/calendars/{id}`: the route closer to its name keeps it.
+    assert_eq!(name(ops[1].0), "list_me_calendars_events");
+    assert_eq!(name(ops[2].0), "tentatively_accept_me_event");
+    assert_eq!(name(ops[3].0), "add_group_member_ref");
+    assert_eq!(name(ops[4].0), "count_me_contact_folder_contacts");
+    // Too long in full: the owner and the nearest collections, never a hash.
+    assert_eq!(name(ops[6].0), "get_me_calendar_event_instance_multi_value_extended_property");
+    assert_eq!(name(ops[5].0), "get_me_event_instance_multi_value_extended_property");
+    assert!(got.iter().all(|(_, n)| n.len() <= 64), "{got:?}");
+    // The same names whatever the order of the document (T5).
+    assert_eq!(names(&[6, 5, 4, 3, 2, 1, 0]), got);
 }

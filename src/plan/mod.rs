@@ -14,6 +14,7 @@ pub mod select;
 pub mod split;
 pub mod transport;
 
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
 use heck::{ToKebabCase, ToShoutySnakeCase};
@@ -438,21 +439,29 @@ impl Spec<'_> {
         self.intent.filter(|i| !i.overlay.merge.is_empty())
     }
 
-    /// The names this tool may take, most wanted first: a declared or behaviour name alone;
-    /// otherwise, in a document whose operationIds all start with the API's name, the
-    /// operation's names scoped to ever more of its parent collections (`naming::scoped_names`),
-    /// then the derived name, then the operationId as written.
-    fn candidates(&self, scope: Option<&str>) -> Vec<String> {
+    /// The names this tool may take, most wanted first, each with its rank (see
+    /// `naming::Names`): a declared or behaviour name alone; otherwise, in a document whose
+    /// operationIds all start with the API's name, the operation's names scoped to ever more of
+    /// its parent collections (`naming::scoped_names`); an OData route's names
+    /// (`naming::odata_names`); then the derived name, then the operationId as written.
+    fn candidates(&self, scope: Option<&str>) -> (Vec<String>, Vec<u32>) {
         let base = self.base_name();
         if self.declared_name() || self.variant.is_some() {
-            return vec![base];
+            return (vec![base], vec![0]);
         }
-        let mut out = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
-        out.push(base);
-        out.extend(naming::id_name(self.op));
+        let mut names = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
+        let mut ranks = vec![0; names.len()];
+        if let Some(odata) = naming::odata_names(self.op) {
+            names.extend(odata.names);
+            ranks.extend(odata.ranks);
+        }
+        // The fallbacks rank after every derived name.
+        let last = ranks.iter().copied().max().map_or(0, |r| r + 1);
+        names.push(base);
+        names.extend(naming::id_name(self.op));
+        ranks.resize(names.len(), last);
         let mut seen = BTreeSet::new();
-        out.retain(|name| seen.insert(name.clone()));
-        out
+        names.into_iter().zip(ranks).filter(|(name, _)| seen.insert(name.clone())).unzip()
     }
 
     fn declared_name(&self) -> bool {
@@ -483,14 +492,22 @@ fn specs<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation
     out
 }
 
-/// Declared names first, then derived names. A derived name that two operations meet on gives
-/// way, for each of them, to its next candidate (see `Spec::candidates`) until none meet or none
-/// has another; the rest get `_2`, `_3`… in (path, method) order. Which names meet does not
+/// Declared names first, then derived names. Where two operations meet on a derived name, one
+/// may keep it (the one whose name says most of its route, see `naming::Names`) and the others
+/// move on to their next candidate (see `Spec::candidates`), until none meet or none has another;
+/// the rest get `_2`, `_3`… in (path, method) order. Which names meet does not
 /// depend on the order of the document, so neither do the names.
 fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<String> {
     let mut taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
     let scope = naming::api_namespace(&api.operations);
-    let candidates: Vec<Vec<String>> = specs.iter().map(|s| s.candidates(scope.as_deref())).collect();
+    let (candidates, ranks): (Vec<Vec<String>>, Vec<Vec<u32>>) =
+        specs.iter().map(|s| s.candidates(scope.as_deref())).unzip();
+    // What moving on to its next name costs a tool: how much more of its route it leaves
+    // unsaid (`None`: it has no next name).
+    let cost = |k: usize, level: usize| match (ranks[k].get(level), ranks[k].get(level + 1)) {
+        (Some(now), Some(next)) => Some(next.saturating_sub(*now)),
+        _ => None,
+    };
     let mut level = vec![0usize; specs.len()];
     loop {
         let mut meeting: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -502,7 +519,18 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
         let mut moved = false;
         for (name, ks) in &meeting {
             if ks.len() > 1 || taken.contains(*name) {
-                for &k in ks {
+                // A declared name, or one that a tool has no other name for, sends the others
+                // on. Otherwise the lowest rank keeps it, then the tool that would lose most by
+                // moving; on a tie every one moves on.
+                let best = |k: usize| (Reverse(ranks[k][level[k]]), cost(k, level[k]));
+                let top = ks.iter().map(|&k| best(k)).max();
+                let mut tops = ks.iter().copied().filter(|&k| Some(best(k)) == top);
+                let stays = match (tops.next(), tops.next()) {
+                    _ if taken.contains(*name) || ks.iter().any(|&k| cost(k, level[k]).is_none()) => None,
+                    (Some(k), None) => Some(k),
+                    _ => None,
+                };
+                for &k in ks.iter().filter(|&&k| Some(k) != stays) {
                     if level[k] + 1 < candidates[k].len() {
                         level[k] += 1;
                         moved = true;

@@ -3,11 +3,13 @@
 //! and path (`GET /pets` → `list_pets`, `POST /pets/{id}/approve` → `approve_pet`).
 
 mod forms;
+mod odata;
 
 use heck::ToSnakeCase;
 
 pub use forms::{api_namespace, scoped_names};
 use forms::{function_name, group_verb, route_verb, using_method, verb_last, versioned_service};
+pub use odata::{Names, names as odata_names};
 
 use crate::resolve::{Method, Operation};
 
@@ -15,6 +17,11 @@ pub const MAX_LEN: usize = 64;
 
 /// The name an operation gets before collisions are resolved.
 pub fn base_name(op: &Operation) -> String {
+    if let Some(odata) = odata_names(op)
+        && let Some(name) = odata.names.into_iter().next()
+    {
+        return name;
+    }
     let raw = match &op.operation_id {
         Some(id) => route_prefixed(id, op)
             .or_else(|| namespaced(id))
