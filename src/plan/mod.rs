@@ -444,14 +444,14 @@ impl Spec<'_> {
     /// operationIds all start with the API's name, the operation's names scoped to ever more of
     /// its parent collections (`naming::scoped_names`); an OData route's names
     /// (`naming::odata_names`); then the derived name, then the operationId as written.
-    fn candidates(&self, scope: Option<&str>) -> (Vec<String>, Vec<u32>) {
+    fn candidates(&self, scope: Option<&str>, singletons: &naming::Singletons) -> (Vec<String>, Vec<u32>) {
         let base = self.base_name();
         if self.declared_name() || self.variant.is_some() {
             return (vec![base], vec![0]);
         }
         let mut names = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
         let mut ranks = vec![0; names.len()];
-        if let Some(odata) = naming::odata_names(self.op) {
+        if let Some(odata) = naming::odata_names(self.op, singletons) {
             names.extend(odata.names);
             ranks.extend(odata.ranks);
         }
@@ -500,8 +500,9 @@ fn specs<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation
 fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<String> {
     let mut taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
     let scope = naming::api_namespace(&api.operations);
+    let singletons = naming::Singletons::of(&api.operations);
     let (candidates, ranks): (Vec<Vec<String>>, Vec<Vec<u32>>) =
-        specs.iter().map(|s| s.candidates(scope.as_deref())).unzip();
+        specs.iter().map(|s| s.candidates(scope.as_deref(), &singletons)).unzip();
     // What moving on to its next name costs a tool: how much more of its route it leaves
     // unsaid (`None`: it has no next name).
     let cost = |k: usize, level: usize| match (ranks[k].get(level), ranks[k].get(level + 1)) {

@@ -9,7 +9,7 @@ use heck::ToSnakeCase;
 
 pub use forms::{api_namespace, scoped_names};
 use forms::{function_name, group_verb, route_verb, using_method, verb_last, versioned_service};
-pub use odata::{Names, names as odata_names};
+pub use odata::{Names, Singletons, names as odata_names};
 
 use crate::resolve::{Method, Operation};
 
@@ -17,7 +17,7 @@ pub const MAX_LEN: usize = 64;
 
 /// The name an operation gets before collisions are resolved.
 pub fn base_name(op: &Operation) -> String {
-    if let Some(odata) = odata_names(op)
+    if let Some(odata) = odata_names(op, &Singletons::default())
         && let Some(name) = odata.names.into_iter().next()
     {
         return name;
@@ -751,6 +751,12 @@ pub fn singular(word: &str) -> String {
     if lower == "ids" {
         return word[..2].to_owned();
     }
+    // `bookshelves`, `halves`; not `valves` nor `resolves`.
+    for (plural, one) in [("shelves", "shelf"), ("halves", "half"), ("wolves", "wolf"), ("knives", "knife")] {
+        if lower.ends_with(plural) {
+            return format!("{}{one}", &word[..word.len() - plural.len()]);
+        }
+    }
     if let Some(stem) = lower.strip_suffix("ies")
         && stem.len() > 1
     {
@@ -1061,8 +1067,15 @@ mod tests {
 
     #[test]
     fn singular_and_plural_of_regular_nouns() {
-        for (plural_form, one) in [("caches", "cache"), ("coaches", "coach"), ("matches", "match"), ("niches", "niche")]
-        {
+        for (plural_form, one) in [
+            ("caches", "cache"),
+            ("coaches", "coach"),
+            ("matches", "match"),
+            ("niches", "niche"),
+            ("bookshelves", "bookshelf"),
+            ("valves", "valve"),
+            ("resolves", "resolve"),
+        ] {
             assert_eq!(singular(plural_form), one);
         }
         for (one, many) in [("policy", "policies"), ("key", "keys"), ("box", "boxes"), ("reservation", "reservations")]

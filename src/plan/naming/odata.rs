@@ -11,6 +11,7 @@
 //! fit, instead of losing its end to a hash.
 
 use std::cmp::Reverse;
+use std::collections::BTreeSet;
 
 use super::{MAX_LEN, finished, is_action_verb, is_noise, singular, snake_words};
 use crate::resolve::{Method, Operation};
@@ -51,12 +52,49 @@ const SHORTENED: u32 = 10;
 /// closest to its route (`/agreementAcceptances`) keeps it.
 const RESPELLINGS: u32 = 32;
 
-/// The names of an OData operation; `None` for any other operation.
-pub fn names(op: &Operation) -> Option<Names> {
+/// The singleton segments of a document's routes, each by the route before it: `/me/calendar`
+/// (the default calendar) beside `/me/calendars/{calendar-id}`. A keyed collection named as one
+/// item reads like the singleton it shadows; written as the route writes it, it does not.
+#[derive(Debug, Default)]
+pub struct Singletons(BTreeSet<(String, String)>);
+
+impl Singletons {
+    pub fn of(operations: &[Operation]) -> Self {
+        let mut out = BTreeSet::new();
+        for op in operations {
+            let segments: Vec<&str> = op.path.split('/').filter(|s| !s.is_empty()).collect();
+            for (i, segment) in segments.iter().enumerate() {
+                let keyed = segments.get(i + 1).is_some_and(|next| is_key(next));
+                if !keyed && !is_key(segment) && !segment.starts_with('$') && qualified(segment).is_none() {
+                    out.insert((route(&segments[..i]), snake_words(segment).join("_")));
+                }
+            }
+        }
+        Singletons(out)
+    }
+
+    /// Whether the collection `segment`, keyed after `parent`, shadows a singleton.
+    fn shadowed(&self, parent: &[&str], segment: &str) -> bool {
+        let mut words = snake_words(segment);
+        if let Some(last) = words.last_mut() {
+            *last = singular(last);
+        }
+        self.0.contains(&(route(parent), words.join("_")))
+    }
+}
+
+/// A route with its keys left unnamed (`/me/calendars/{}`), to compare routes by.
+fn route(segments: &[&str]) -> String {
+    segments.iter().map(|s| if is_key(s) { "{}" } else { s }).collect::<Vec<_>>().join("/")
+}
+
+/// The names of an OData operation, in a document with these singletons; `None` for any other
+/// operation.
+pub fn names(op: &Operation, singletons: &Singletons) -> Option<Names> {
     if !is_odata(op) {
         return None;
     }
-    let reading = read(op)?;
+    let reading = read(op, singletons)?;
     let mut names = reading.render();
     // A function that names its own verb may also be read as what it returns: the workbook's
     // `tables/count()` is `get_…_tables_count` beside `$count`'s `count_…_tables`.
@@ -124,11 +162,13 @@ struct Noun {
     words: Vec<String>,
     keyed: bool,
     one: bool,
+    /// Keyed, and named as one item it reads like a singleton of the same route.
+    shadows: bool,
 }
 
 impl Noun {
     fn new(words: Vec<String>) -> Self {
-        Noun { words, keyed: false, one: false }
+        Noun { words, keyed: false, one: false, shadows: false }
     }
 
     /// The words as named: one item in the singular. `as_written` keeps a keyed collection as
@@ -161,7 +201,7 @@ enum Tail {
     Cast,
 }
 
-fn read(op: &Operation) -> Option<Reading> {
+fn read(op: &Operation, singletons: &Singletons) -> Option<Reading> {
     let segments: Vec<&str> = op.path.split('/').filter(|s| !s.is_empty()).collect();
     let mut nouns: Vec<Noun> = Vec::new();
     let mut params = Vec::new();
@@ -175,6 +215,7 @@ fn read(op: &Operation) -> Option<Reading> {
         if is_key(segment) {
             if let Some(noun) = nouns.last_mut() {
                 noun.keyed = true;
+                noun.shadows = i > 0 && singletons.shadowed(&segments[..i - 1], segments[i - 1]);
                 item = true;
             }
             owned |= nouns.len() == 1;
@@ -365,9 +406,10 @@ impl Reading {
         let ranked = std::iter::once((0, all.clone())).chain((SHORTENED..).step_by(3).zip(shortened));
         let mut out = Names::default();
         for (rank, kept) in ranked {
-            // Each keyed collection as written in turn, in the full name; all of them in a
-            // shortened one.
-            let one_written = if rank == 0 { (0..kept.len()).filter(|&i| kept[i].keyed).collect() } else { Vec::new() };
+            // Each collection that shadows a singleton as written, in the full name; every keyed
+            // collection as written, in any.
+            let one_written =
+                if rank == 0 { (0..kept.len()).filter(|&i| kept[i].shadows).collect() } else { Vec::new() };
             let forms = std::iter::once((plain, 0))
                 .chain(one_written.into_iter().map(|i| (Form { written: Written::One(i), params: 0 }, 1)))
                 .chain(self.with_params(&kept, Written::None).map(|f| (f, 1)))
@@ -455,7 +497,7 @@ mod tests {
     }
 
     fn first(op: &Operation) -> String {
-        names(op).and_then(|n| n.names.into_iter().next()).unwrap_or_default()
+        names(op, &Singletons::default()).and_then(|n| n.names.into_iter().next()).unwrap_or_default()
     }
 
     #[test]
@@ -607,7 +649,7 @@ mod tests {
             "/me/calendarGroups/{calendarGroup-id}/calendars/{calendar-id}/events/{event-id}/instances/{event-id1}/multiValueExtendedProperties/{multiValueLegacyExtendedProperty-id}",
             "me.calendarGroups.calendars.events.instances.GetMultiValueExtendedProperties",
         );
-        let got = names(&op).map(|n| n.names).unwrap_or_default();
+        let got = names(&op, &Singletons::default()).map(|n| n.names).unwrap_or_default();
         assert_eq!(got[0], "get_me_calendar_event_instance_multi_value_extended_property");
         // Then the other shortenings, each fitting and each distinct.
         assert!(got.len() > 1 && got.iter().all(|n| n.len() <= MAX_LEN), "{got:?}");
@@ -620,7 +662,9 @@ mod tests {
     fn routes_that_read_alike_have_other_names_to_move_to() {
         // `/me/calendar` is the default calendar, `/me/calendars/{id}` one of them.
         let keyed = graph(Method::Get, "/me/calendars/{calendar-id}/events", "me.calendars.ListEvents");
-        let got = names(&keyed).map(|n| n.names).unwrap_or_default();
+        let singleton = graph(Method::Get, "/me/calendar/events", "me.calendar.ListEvents");
+        let singletons = Singletons::of(&[keyed.clone(), singleton]);
+        let got = names(&keyed, &singletons).map(|n| n.names).unwrap_or_default();
         assert_eq!(got[..2], ["list_me_calendar_events", "list_me_calendars_events"]);
         // A function that says its verb also reads as what it returns.
         let count = graph(
@@ -628,7 +672,7 @@ mod tests {
             "/drives/{drive-id}/items/{driveItem-id}/workbook/tables/microsoft.graph.count()",
             "drives.drive.items.driveItem.workbook.tables.count",
         );
-        let got = names(&count).map(|n| n.names).unwrap_or_default();
+        let got = names(&count, &Singletons::default()).map(|n| n.names).unwrap_or_default();
         assert_eq!(got[0], "count_drive_item_workbook_tables");
         assert!(got.contains(&"get_drive_item_workbook_tables_count".to_owned()), "{got:?}");
         // Overloads differ by their parameters.
@@ -637,7 +681,7 @@ mod tests {
             "/reports/microsoft.graph.getYammerDeviceUsageUserDetail(date={date})",
             "reports.getYammerDeviceUsageUserDetail-1880",
         );
-        let got = names(&by).map(|n| n.names).unwrap_or_default();
+        let got = names(&by, &Singletons::default()).map(|n| n.names).unwrap_or_default();
         assert!(got.contains(&"get_reports_yammer_device_usage_user_detail_by_date".to_owned()), "{got:?}");
     }
 
@@ -648,9 +692,9 @@ mod tests {
             operation_id: Some("admin.apps.approve".to_owned()),
             ..Operation::bare(Method::Post, "/admin.apps.approve")
         };
-        assert_eq!(names(&slack), None);
+        assert_eq!(names(&slack, &Singletons::default()), None);
         let rest = Operation { operation_id: Some("listPets".to_owned()), ..Operation::bare(Method::Get, "/pets") };
-        assert_eq!(names(&rest), None);
+        assert_eq!(names(&rest, &Singletons::default()), None);
         // A count without an id is one on any service.
         let count = Operation::bare(Method::Get, "/api/hotels/{hotelId}/rateplans/$count");
         assert_eq!(first(&count), "count_hotel_rateplans");
