@@ -598,9 +598,48 @@ pub fn full_text(op: &Operation) -> String {
     parts.join(" ")
 }
 
+/// The summary, cleaned, unless it is empty or says only what a generator says of every
+/// operation of its kind.
+fn summary(op: &Operation) -> Option<String> {
+    op.summary.as_deref().map(clean).filter(|s| !s.is_empty() && !generated(op, s))
+}
+
+/// Summaries Microsoft's OData converter writes from the route, the same for thousands of
+/// Microsoft Graph's operations ("Get the number of the resource", "Invoke action forward",
+/// "Delete navigation property sections for groups"): they say less than the tool's name and
+/// tell no two tools apart (D1). Only on the converter's operations: elsewhere "Get pets from
+/// store" is the team's own words.
+fn generated(op: &Operation, summary: &str) -> bool {
+    if !crate::plan::naming::is_odata(op) {
+        return false;
+    }
+    let text = summary.trim().trim_end_matches('.');
+    let words: Vec<&str> = text.split_whitespace().collect();
+    const STARTS: &[&str] = &[
+        "Add new entity to ",
+        "Create new navigation property ",
+        "Delete entity from ",
+        "Delete navigation property ",
+        "Delete ref of navigation property ",
+        "Get entities from ",
+        "Get entity from ",
+        "Get media content for the navigation property ",
+        "Get ref of ",
+        "Get the item of type ",
+        "Get the items of type ",
+        "Update entity in ",
+        "Update media content for the navigation property ",
+        "Update the navigation property ",
+    ];
+    text == "Get the number of the resource"
+        || STARTS.iter().any(|start| text.starts_with(start))
+        || matches!(words.as_slice(), ["Invoke", "action" | "function", _])
+        || matches!(words.as_slice(), ["Get", _, "from", _] | ["Get", _, "from", _, "by", "key"])
+}
+
 /// One purpose sentence from the summary, then what the description adds, within bounds.
 pub fn description(op: &Operation, fallback: &str) -> String {
-    let summary = op.summary.as_deref().map(clean).filter(|s| !s.is_empty());
+    let summary = summary(op);
     let body = op.description.as_deref().map(clean).filter(|s| !s.is_empty());
     // D1: one sentence of purpose. A terse summary ("Get pet") gives way to the description's
     // first sentence when that says all the summary does and more ("Gets a pet by id or name."),
@@ -612,10 +651,22 @@ pub fn description(op: &Operation, fallback: &str) -> String {
             if crate::schema::brief::restates(&first, &s, "") { first } else { format!("{} {first}", sentence(&s)) }
         }
         (Some(s), _) => sentence(&s),
-        (None, Some(b)) => first(&b),
-        (None, None) => sentence(fallback),
+        // A property's flags ("Read-only. Nullable.") say nothing of the purpose.
+        (None, Some(b)) if !flags(&first(&b)) => first(&b),
+        (None, _) => sentence(fallback),
     };
     shorten(&text, MAX_DESCRIPTION)
+}
+
+/// Whether a sentence only flags a property (`Read-only.`, `Nullable.`).
+fn flags(sentence: &str) -> bool {
+    let words: Vec<String> = sentence
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    !words.is_empty()
+        && words.iter().all(|w| matches!(w.as_str(), "read-only" | "readonly" | "nullable" | "required" | "optional"))
 }
 
 /// Whether a description only repeats the summary ("Deletes a pet" / "Delete a pet.").
@@ -636,7 +687,7 @@ fn says_the_same(summary: &str, description: &str) -> bool {
 
 /// A short human title: the summary, or the tool name in words.
 pub fn title(op: &Operation, name: &str) -> String {
-    if let Some(s) = op.summary.as_deref().map(clean).filter(|s| !s.is_empty()) {
+    if let Some(s) = summary(op) {
         let s = s.trim_end_matches('.').to_owned();
         if s.chars().count() <= MAX_TITLE {
             return s;
@@ -658,6 +709,45 @@ pub fn humanize(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resolve::Method;
+
+    #[test]
+    fn the_odata_converters_summaries_give_way_to_what_says_more() {
+        let graph = |method, path: &str, summary: &str, description: Option<&str>| {
+            let mut op = Operation {
+                operation_id: Some("x.y".to_owned()),
+                summary: Some(summary.to_owned()),
+                description: description.map(str::to_owned),
+                ..Operation::bare(method, path)
+            };
+            op.extensions.insert("x-ms-docs-operation-type".to_owned(), serde_json::json!("operation"));
+            op
+        };
+        let fallback = "Count me contacts (GET /me/contacts/$count).";
+        let count = graph(Method::Get, "/me/contacts/$count", "Get the number of the resource", None);
+        assert_eq!(description(&count, fallback), fallback);
+        assert_eq!(title(&count, "count_me_contacts"), "Count me contacts");
+        let action = graph(
+            Method::Post,
+            "/me/messages/{message-id}/microsoft.graph.forward",
+            "Invoke action forward",
+            Some("Forward a message using either JSON or MIME format."),
+        );
+        assert_eq!(description(&action, "x"), "Forward a message using either JSON or MIME format.");
+        let nav = graph(
+            Method::Get,
+            "/groups/{group-id}/calendar",
+            "Get calendar from groups",
+            Some("The group's calendar. Read-only."),
+        );
+        assert_eq!(description(&nav, "x"), "The group's calendar.");
+        let flags = graph(Method::Get, "/me/photo", "Get photo from me", Some("Read-only. Nullable."));
+        assert_eq!(description(&flags, "Get me photo (GET /me/photo)."), "Get me photo (GET /me/photo).");
+        // Elsewhere the same words are the team's own.
+        let plain =
+            Operation { summary: Some("Get pets from store".to_owned()), ..Operation::bare(Method::Get, "/pets") };
+        assert_eq!(description(&plain, "x"), "Get pets from store.");
+    }
 
     #[test]
     fn cleans_markdown_and_html() {

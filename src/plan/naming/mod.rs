@@ -9,7 +9,7 @@ use heck::ToSnakeCase;
 
 pub use forms::{api_namespace, scoped_names};
 use forms::{function_name, group_verb, route_verb, using_method, verb_last, versioned_service};
-pub use odata::{Names, Singletons, names as odata_names};
+pub use odata::{Names, Singletons, is_odata, names as odata_names};
 
 use crate::resolve::{Method, Operation};
 

@@ -113,7 +113,7 @@ pub fn names(op: &Operation, singletons: &Singletons) -> Option<Names> {
 /// casts, whose ids start with `Get.` (`Get.Count.contacts-31d1`,
 /// `Get.microsoft.graph.directoryObject.Item.As.microsoft.graph.group-9623`). A count, a
 /// reference or a media stream without an id is an OData convention on any service.
-fn is_odata(op: &Operation) -> bool {
+pub fn is_odata(op: &Operation) -> bool {
     let last = op.path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
     match op.operation_id.as_deref() {
         _ if op.extensions.contains_key("x-ms-docs-operation-type") => true,
