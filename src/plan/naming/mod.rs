@@ -25,7 +25,7 @@ pub fn base_name(op: &Operation) -> String {
     let raw = match &op.operation_id {
         Some(id) => route_prefixed(id, op)
             .or_else(|| namespaced(id))
-            .or_else(|| noun_verb(id, op.method))
+            .or_else(|| noun_verb(id, op.method, &op.path))
             .or_else(|| rpc_path(id, &op.path, op.method))
             .or_else(|| function_name(id, op))
             .or_else(|| using_method(id, op.method))
@@ -302,7 +302,7 @@ fn lists_all(words: &[String]) -> Option<&[String]> {
 /// `get_user_by_id`. A `Put`/`Post`/`Patch` method word means what its HTTP method does
 /// (DocuSign's `Tabs_PutTemplateDocumentTabs` → `update_template_document_tabs`). `None` unless
 /// the id is exactly two PascalCase parts and the second starts with a verb.
-fn noun_verb(id: &str, method: Method) -> Option<String> {
+fn noun_verb(id: &str, method: Method, path: &str) -> Option<String> {
     let (group, action) = id.split_once('_')?;
     let pascal =
         |s: &str| s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric());
@@ -331,11 +331,21 @@ fn noun_verb(id: &str, method: Method) -> Option<String> {
         }
         // A GET reads: `Line_StopPoints` names the stop points of a line.
         (first, Method::Get | Method::Head) if !is_read_verb(first) => return None,
+        // NSwag's `Users_Get` on `GET /api/v2/Users` reads the collection: a list.
+        ("get", Method::Get) if words.len() == 1 && lists_collection(&namespace[0], path) => "list".to_owned(),
         (first, _) if is_action_verb(first) => first.to_owned(),
         _ => return None,
     };
-    let skip = verb.split('_').count();
+    let skip = if verb == "list" && words.first().is_some_and(|w| w == "get") { 1 } else { verb.split('_').count() };
     verb_first(&verb, &namespace, &words[skip..])
+}
+
+/// Whether a route ends with the plural collection a group names (`Users` on `/api/v2/Users`),
+/// no id after it.
+fn lists_collection(group: &[String], path: &str) -> bool {
+    let Some(last) = group.last() else { return false };
+    let route = last_segment(path).map(snake_words).unwrap_or_default();
+    singular(last) != *last && route.last() == Some(last)
 }
 
 /// A route that names its action in a fragment (AWS's `/#Action=DeleteDBProxy`,
@@ -1007,8 +1017,19 @@ mod tests {
             ("post_storage_policy_assignments", post, None),
             ("Pets_List_All", get, None),
         ] {
-            assert_eq!(noun_verb(id, method).as_deref(), want, "{id}");
+            assert_eq!(noun_verb(id, method, "/x/{id}").as_deref(), want, "{id}");
         }
+    }
+
+    #[test]
+    fn a_get_of_the_groups_collection_lists_it() {
+        assert_eq!(noun_verb("Users_Get", Method::Get, "/api/v2/Users").as_deref(), Some("list_users"));
+        assert_eq!(noun_verb("Users_Get", Method::Get, "/api/v2/Users/{id}").as_deref(), Some("get_user"));
+        assert_eq!(
+            noun_verb("SalesCreditNotes_Get", Method::Get, "/v1/salesCreditNotes").as_deref(),
+            Some("list_sales_credit_notes")
+        );
+        assert_eq!(noun_verb("Status_Get", Method::Get, "/status").as_deref(), Some("get_status"));
     }
 
     #[test]
