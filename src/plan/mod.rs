@@ -445,19 +445,23 @@ impl Spec<'_> {
     /// its parent collections (`naming::scoped_names`); an OData route's names
     /// (`naming::odata_names`); then the derived name, then the operationId as written.
     fn candidates(&self, scope: Option<&str>, singletons: &naming::Singletons) -> (Vec<String>, Vec<u32>) {
-        let base = self.base_name();
         if self.declared_name() || self.variant.is_some() {
-            return (vec![base], vec![0]);
+            return (vec![self.base_name()], vec![0]);
         }
         let mut names = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
         let mut ranks = vec![0; names.len()];
-        if let Some(odata) = naming::odata_names(self.op, singletons) {
-            names.extend(odata.names);
-            ranks.extend(odata.ranks);
-        }
+        // An OData route's first name is its derived name: not read twice.
+        let derived = match naming::odata_names(self.op, singletons) {
+            Some(odata) => {
+                names.extend(odata.names);
+                ranks.extend(odata.ranks);
+                None
+            }
+            None => Some(self.base_name()),
+        };
         // The fallbacks rank after every derived name.
         let last = ranks.iter().copied().max().map_or(0, |r| r + 1);
-        names.push(base);
+        names.extend(derived);
         names.extend(naming::id_name(self.op));
         ranks.resize(names.len(), last);
         let mut seen = BTreeSet::new();

@@ -13,7 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
-use super::{MAX_LEN, finished, is_action_verb, is_noise, singular, snake_words};
+use super::{MAX_LEN, finished, is_action_verb, is_noise, last_segment, singular, snake_words};
 use crate::resolve::{Method, Operation};
 
 /// How many shortened names an operation may try when its full name is too long.
@@ -114,7 +114,7 @@ pub fn names(op: &Operation, singletons: &Singletons) -> Option<Names> {
 /// `Get.microsoft.graph.directoryObject.Item.As.microsoft.graph.group-9623`). A count, a
 /// reference or a media stream without an id is an OData convention on any service.
 pub fn is_odata(op: &Operation) -> bool {
-    let last = op.path.rsplit('/').find(|s| !s.is_empty()).unwrap_or_default();
+    let last = last_segment(&op.path).unwrap_or_default();
     match op.operation_id.as_deref() {
         _ if op.extensions.contains_key("x-ms-docs-operation-type") => true,
         Some(id) => id.starts_with("Get.") && (last == "$count" || qualified(last).is_some()),
