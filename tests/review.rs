@@ -172,7 +172,7 @@ paths:
         "mcp-gen: 1\ninclude: [old, 'GET /v1/healthz']\ntools:\n  reindex_search: {operation: reindex, effects: {reversible: true, approver: none, on_repeat: no_effect}}\n",
     ));
     let names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["health", "list_pets", "old", "reindex_search"]);
+    assert_eq!(names, ["get_health", "get_old", "list_pets", "reindex_search"]);
     assert_eq!(out.catalog.excluded.len(), 1, "only the x-internal one is still left out");
 }
 

@@ -49,6 +49,7 @@ pub(super) fn verb_last(id: &str, method: Method, path: &str) -> Option<String> 
         (&["id", "patch"], "patch", &[Patch]),
         (&["id", "delete"], "delete", &[Delete]),
         (&["list"], "list", &[Get]),
+        (&["inspect"], "inspect", &[Get]),
         (&["all"], "list", &[Get]),
         (&["read"], "get", &[Get]),
         (&["one"], "get", &[Get]),
@@ -136,6 +137,22 @@ pub(super) fn route_verb(id: &str, path: &str) -> Option<String> {
     // `readAppsV1NamespacedDeploymentScale` reads a scale.
     if words.is_empty() || words.first().is_some_and(|w| is_action_verb(w) || is_read_verb(w) || is_method_word(w)) {
         return None;
+    }
+    // Verbs that act on a whole collection (`POST /containers/prune`) keep the route's plural
+    // (`prune_containers`); others (`POST /payments/cancel`) act on the one the body names.
+    const WHOLE: &[&str] = &["clear", "prune", "purge"];
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let collection = segments.len().checked_sub(2).and_then(|i| segments.get(i)).filter(|s| !s.starts_with('{'));
+    if let (Some(collection), Some(noun)) = (collection.and_then(|s| snake_words(s).pop()), words.last())
+        && WHOLE.contains(&verb.as_str())
+        && singular(&collection) == *noun
+        && collection != *noun
+    {
+        let mut words = words.clone();
+        if let Some(last) = words.last_mut() {
+            *last = collection;
+        }
+        return Some(std::iter::once(verb).chain(words).collect::<Vec<_>>().join("_"));
     }
     verb_first(&verb, &[words], &[])
 }

@@ -22,7 +22,7 @@ pub fn base_name(op: &Operation) -> String {
     {
         return name;
     }
-    let raw = match &op.operation_id {
+    let raw = match op.operation_id.as_deref().filter(|id| !opaque(id)) {
         Some(id) => route_prefixed(id, op)
             .or_else(|| namespaced(id))
             .or_else(|| noun_verb(id, op.method, &op.path))
@@ -37,6 +37,7 @@ pub fn base_name(op: &Operation) -> String {
                 let snake = id.to_snake_case();
                 restated(&snake, op.method, &op.path)
                     .or_else(|| method_prefixed(&snake, op.method, &op.path))
+                    .or_else(|| noun_read(&snake, op.method, &op.path))
                     .unwrap_or(snake)
             }),
         None => from_route(op.method, &op.path),
@@ -52,7 +53,13 @@ fn finished(raw: &str) -> String {
 /// The operationId as written (snake case, fitted): what an operation falls back to when its
 /// derived names collide (the caller drops it when it is the derived name).
 pub fn id_name(op: &Operation) -> Option<String> {
-    Some(fit(&sanitize(&op.operation_id.as_ref()?.to_snake_case())))
+    Some(fit(&sanitize(&op.operation_id.as_deref().filter(|id| !opaque(id))?.to_snake_case())))
+}
+
+/// An operationId that is a database key, not a name (WMATA's and Halo's
+/// `54763641281d830c946a3d78`, 24 hex digits): the route names the operation instead.
+fn opaque(id: &str) -> bool {
+    id.len() >= 16 && id.chars().all(|c| c.is_ascii_hexdigit()) && id.chars().any(|c| c.is_ascii_digit())
 }
 
 /// The words of an operationId in snake case, without versions and `api`.
@@ -219,6 +226,7 @@ fn is_verb(word: &str) -> bool {
 const ACTION_VERBS: &[&str] = &[
     "acknowledge",
     "allocate",
+    "analyze",
     "apply",
     "associate",
     "backtrack",
@@ -235,16 +243,20 @@ const ACTION_VERBS: &[&str] = &[
     "describe",
     "detect",
     "disassociate",
+    "enumerate",
     "estimate",
     "evaluate",
     "failover",
+    "inspect",
     "install",
     "invoke",
+    "kill",
     "migrate",
     "modify",
     "preview",
     "promote",
     "provision",
+    "prune",
     "purchase",
     "purge",
     "query",
@@ -266,6 +278,7 @@ const ACTION_VERBS: &[&str] = &[
     "tag",
     "trigger",
     "unassign",
+    "unpause",
     "untag",
     "upgrade",
 ];
@@ -358,17 +371,20 @@ pub fn is_rpc_route(path: &str) -> bool {
 pub fn is_read_verb(word: &str) -> bool {
     matches!(
         word,
-        "calculate"
+        "analyze"
+            | "calculate"
             | "check"
             | "compare"
             | "count"
             | "describe"
             | "download"
+            | "enumerate"
             | "estimate"
             | "export"
             | "fetch"
             | "find"
             | "get"
+            | "inspect"
             | "list"
             | "lookup"
             | "preview"
@@ -426,6 +442,120 @@ fn method_prefixed(snake: &str, method: Method, path: &str) -> Option<String> {
     }
 }
 
+/// An id that names only what it reads, no verb (sportsdata's `PlayerDetailsByTeam`, Postman's
+/// `allCollections`, Zoom's `userAssistants`, Halo's `Halo-5-Company`): a GET reads it, so the
+/// name says so (T1): `list_` for a plural noun on a collection route, `get_` otherwise. `None`
+/// when a word of the id is a verb (`userCheckFollowing`, `browseVmwareSnapshot` say what they
+/// do in their own words) or starts with one (`getblock4`), and for other methods: a POST of a
+/// noun may create or act, and a DELETE's id names its own verb (`destroy`, `unlink`, `kill`).
+fn noun_read(snake: &str, method: Method, path: &str) -> Option<String> {
+    if !matches!(method, Method::Get | Method::Head) {
+        return None;
+    }
+    let words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
+    let glued =
+        |w: &str| GLUED.iter().any(|v| w.len() > v.len() && w.trim_start_matches(['v', '1', '2', '3']).starts_with(v));
+    if words
+        .iter()
+        .any(|w| is_action_verb(w) || is_read_verb(w) || is_method_word(w) || OTHER_VERBS.contains(w) || glued(w))
+    {
+        return None;
+    }
+    // A word that is a noun at the end (`project_filter`) leads as a verb (`filterProjectEnvs`).
+    if words.len() > 1 && ["compute", "filter", "index", "review", "split", "track"].contains(&words[0]) {
+        return None;
+    }
+    // The noun is the last word before a qualifier (`player_details` of `…_by_team`).
+    let noun = *words.iter().take_while(|w| !PREPOSITIONS.contains(w)).last()?;
+    let collection = !path.trim_end_matches('/').ends_with('}');
+    let verb = if collection && singular(noun) != noun && !UNCOUNTABLE.contains(&noun) { "list" } else { "get" };
+    Some(format!("{verb}_{}", words.join("_")))
+}
+
+/// Verbs that lead or end ids in the corpus besides those the forms above read (and words that
+/// ask, `are_games_in_progress`): an id with one of them says what it does in its own words.
+const OTHER_VERBS: &[&str] = &[
+    "ack",
+    "adopt",
+    "aggregate",
+    "animate",
+    "anonymize",
+    "are",
+    "browse",
+    "can",
+    "clean",
+    "compile",
+    "contribute",
+    "crawl",
+    "decode",
+    "del",
+    "demote",
+    "deschedule",
+    "destroy",
+    "discover",
+    "do",
+    "does",
+    "echo",
+    "edit",
+    "eval",
+    "exec",
+    "exists",
+    "expand",
+    "extract",
+    "flush",
+    "geocode",
+    "give",
+    "go",
+    "guess",
+    "has",
+    "have",
+    "hide",
+    "initiate",
+    "is",
+    "kill",
+    "listen",
+    "locate",
+    "make",
+    "mget",
+    "notify",
+    "optimize",
+    "parse",
+    "predict",
+    "receive",
+    "redirect",
+    "reload",
+    "resolve",
+    "retain",
+    "save",
+    "see",
+    "shorten",
+    "show",
+    "sign",
+    "spellcheck",
+    "suggest",
+    "talk",
+    "transform",
+    "translate",
+    "troubleshoot",
+    "un",
+    "unban",
+    "uninvite",
+    "unlike",
+    "unlink",
+    "unmark",
+    "unregister",
+    "unset",
+    "unsubscribe",
+    "unsuppress",
+    "use",
+    "visualize",
+    "withdraw",
+];
+
+/// Verbs some ids glue to their noun (`getblock4`, `listtransactionsbyaddress`, `v3getFeed…`).
+const GLUED: &[&str] =
+    &["convert", "delete", "drop", "fetch", "find", "get", "list", "remove", "request", "retrieve", "search"];
+
 /// HubSpot's operationIds spell out the route and then name the method
 /// (`get-/webhooks/v3/{appId}/subscriptions_getAll`): the method's verb and the route's last
 /// resource (`list_subscriptions`, `get_subscription_by_id`, `archive_subscription`).
@@ -452,7 +582,8 @@ fn route_prefixed(id: &str, op: &Operation) -> Option<String> {
 }
 
 /// Articles in a name made from a sentence (`retrieve_a_media_item` → `retrieve_media_item`).
-/// A lone `a` before `record` is a DNS record type, not an article.
+/// A lone `a` before `record` is a DNS record type, and before `to` a letter (`a_to_z`), not an
+/// article.
 fn without_articles(name: &str) -> String {
     let words: Vec<&str> = name.split('_').collect();
     let kept: Vec<&str> = words
@@ -462,7 +593,7 @@ fn without_articles(name: &str) -> String {
             let article = matches!(*w, "a" | "an" | "the")
                 && i > 0
                 && i + 1 < words.len()
-                && !(*w == "a" && words[i + 1].starts_with("record"));
+                && !(*w == "a" && (words[i + 1].starts_with("record") || words[i + 1] == "to"));
             !article
         })
         .map(|(_, w)| *w)
@@ -761,6 +892,15 @@ pub fn singular(word: &str) -> String {
     if lower == "ids" {
         return word[..2].to_owned();
     }
+    // `aliases`, `statuses`: nouns in `s` that take `es` (not `databases` nor `houses`).
+    const TAKE_ES: &[&str] = &["alias", "atlas", "bias", "bonus", "campus", "canvas", "census", "status", "virus"];
+    if TAKE_ES.iter().any(|one| lower.ends_with(one)) || lower == "bus" || lower == "gas" {
+        return word.to_owned();
+    }
+    let takes_es = TAKE_ES.iter().any(|one| lower.strip_suffix("es").is_some_and(|stem| stem.ends_with(one)));
+    if takes_es || lower == "buses" || lower == "gases" {
+        return word[..word.len() - 2].to_owned();
+    }
     // `bookshelves`, `halves`; not `valves` nor `resolves`.
     for (plural, one) in [("shelves", "shelf"), ("halves", "half"), ("wolves", "wolf"), ("knives", "knife")] {
         if lower.ends_with(plural) {
@@ -1033,6 +1173,60 @@ mod tests {
     }
 
     #[test]
+    fn a_get_whose_id_is_only_a_noun_reads_it() {
+        let name = |method, path: &str, id: &str| {
+            base_name(&Operation { operation_id: Some(id.to_owned()), ..Operation::bare(method, path) })
+        };
+        let cases = [
+            (Method::Get, "/{format}/Player/{playerid}", "PlayerDetailsByPlayer", "get_player_details_by_player"),
+            (Method::Get, "/{format}/Players", "PlayerDetailsByActive", "list_player_details_by_active"),
+            (Method::Get, "/{format}/Players/{team}", "PlayersByTeam", "get_players_by_team"),
+            (Method::Get, "/mocks", "allMocks", "list_all_mocks"),
+            (Method::Get, "/info", "SystemInfo", "get_system_info"),
+            (Method::Get, "/users/{userId}/assistants", "userAssistants", "list_user_assistants"),
+            (Method::Get, "/h5/companies/{companyId}", "Halo-5-Company", "get_halo_5_company"),
+            (Method::Get, "/atoz.atom", "A_to_Z_Landing_Feed", "get_a_to_z_landing_feed"),
+            // Ids with a verb of their own, glued or not, keep it; other methods are not reads.
+            (Method::Get, "/vmware/vm/snapshot/{id}/browse", "browseVmwareSnapshot", "browse_vmware_snapshot"),
+            (Method::Get, "/v9/projects/{id}/env", "filterProjectEnvs", "filter_project_envs"),
+            (Method::Get, "/v2/bitcoin/blocks/{block}", "getblock4", "getblock4"),
+            (Method::Get, "/{format}/AreAnyGamesInProgress", "AreGamesInProgress", "are_games_in_progress"),
+            (Method::Post, "/profile/address", "userAddress", "user_address"),
+            (Method::Delete, "/sites/{id}/subscriptions", "UnsubscribeSite", "unsubscribe_site"),
+        ];
+        for (method, path, id, expected) in cases {
+            assert_eq!(name(method, path, id), expected, "{id}");
+        }
+    }
+
+    #[test]
+    fn an_id_that_is_a_database_key_gives_way_to_the_route() {
+        let op = Operation {
+            operation_id: Some("5476364f031f5909e4fe3317".to_owned()),
+            ..Operation::bare(Method::Get, "/StationEntrances")
+        };
+        assert_eq!(base_name(&op), "list_station_entrances");
+        assert_eq!(id_name(&op), None);
+        let dated = Operation { operation_id: Some("20240101".to_owned()), ..Operation::bare(Method::Get, "/x") };
+        assert_eq!(id_name(&dated).as_deref(), Some("20240101"));
+    }
+
+    #[test]
+    fn docker_and_azure_verbs_after_the_noun_lead() {
+        let name = |method, path: &str, id: &str| {
+            base_name(&Operation { operation_id: Some(id.to_owned()), ..Operation::bare(method, path) })
+        };
+        assert_eq!(name(Method::Get, "/secrets/{id}", "SecretInspect"), "inspect_secret");
+        assert_eq!(name(Method::Post, "/containers/{id}/kill", "ContainerKill"), "kill_container");
+        assert_eq!(name(Method::Post, "/containers/prune", "ContainerPrune"), "prune_containers");
+        assert_eq!(name(Method::Post, "/bank_transfer/cancel", "bankTransferCancel"), "cancel_bank_transfer");
+        assert_eq!(
+            name(Method::Get, "/x/databaseInstances", "DatabaseInstances_EnumerateDatabaseInstances"),
+            "enumerate_database_instances"
+        );
+    }
+
+    #[test]
     fn a_method_before_the_actions_verb_is_dropped() {
         let (get, put, post, delete) = (Method::Get, Method::Put, Method::Post, Method::Delete);
         for (snake, method, path, want) in [
@@ -1096,6 +1290,13 @@ mod tests {
             ("bookshelves", "bookshelf"),
             ("valves", "valve"),
             ("resolves", "resolve"),
+            ("aliases", "alias"),
+            ("alias", "alias"),
+            ("canvas", "canvas"),
+            ("statuses", "status"),
+            ("buses", "bus"),
+            ("databases", "database"),
+            ("houses", "house"),
         ] {
             assert_eq!(singular(plural_form), one);
         }
