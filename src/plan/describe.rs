@@ -637,9 +637,13 @@ fn generated(op: &Operation, summary: &str) -> bool {
         || matches!(words.as_slice(), ["Get", _, "from", _] | ["Get", _, "from", _, "by", "key"])
 }
 
-/// One purpose sentence from the summary, then what the description adds, within bounds.
-pub fn description(op: &Operation, fallback: &str) -> String {
+/// One purpose sentence from the summary, then what the description adds, within bounds. `verb`
+/// is the first word of the tool's name.
+pub fn description(op: &Operation, verb: &str, fallback: &str) -> String {
     let summary = summary(op);
+    // Where the converter wrote the summary, the description is the navigation property's
+    // ("The calendar that contains the event."): a noun phrase, said of the tool's verb.
+    let property = op.summary.as_deref().is_some_and(|s| !s.starts_with("Invoke ") && generated(op, &clean(s)));
     let body = op.description.as_deref().map(clean).filter(|s| !s.is_empty());
     // D1: one sentence of purpose. A terse summary ("Get pet") gives way to the description's
     // first sentence when that says all the summary does and more ("Gets a pet by id or name."),
@@ -652,10 +656,61 @@ pub fn description(op: &Operation, fallback: &str) -> String {
         }
         (Some(s), _) => sentence(&s),
         // A property's flags ("Read-only. Nullable.") say nothing of the purpose.
-        (None, Some(b)) if !flags(&first(&b)) => first(&b),
+        (None, Some(b)) if !flags(&first(&b)) => {
+            let first = first(&b);
+            if property { acting(verb, &first, op.path.ends_with('}')).unwrap_or(first) } else { first }
+        }
         (None, _) => sentence(fallback),
     };
     shorten(&text, MAX_DESCRIPTION)
+}
+
+/// A navigation property's description as what a tool with `verb` does to it: "The collection
+/// of open extensions defined for the event." is `List the open extensions defined for the
+/// event.` for a list and `Get one of the open extensions…` for a get of one (`keyed`); "The
+/// calendar that contains the event." is `Get the calendar that contains the event.` `None` when
+/// the sentence is no noun phrase or the verb is not one of reading or writing an entity.
+fn acting(verb: &str, sentence: &str, keyed: bool) -> Option<String> {
+    const COLLECTIONS: &[&str] =
+        &["The collection of ", "A collection of ", "The list of ", "A list of ", "The set of "];
+    let verb = match verb {
+        "list" | "count" | "get" | "create" | "update" | "delete" => {
+            let mut chars = verb.chars();
+            let first = chars.next()?.to_ascii_uppercase();
+            format!("{first}{}", chars.as_str())
+        }
+        _ => return None,
+    };
+    if let Some(rest) = COLLECTIONS.iter().find_map(|c| sentence.strip_prefix(c)) {
+        let rest = rest.strip_prefix("the ").unwrap_or(rest);
+        let all = rest.starts_with("all ");
+        return Some(match verb.as_str() {
+            "List" | "Count" if all => format!("{verb} {rest}"),
+            "List" | "Count" => format!("{verb} the {rest}"),
+            "Create" | "Get" | "Update" | "Delete" if keyed || verb == "Create" => format!("{verb} one of the {rest}"),
+            _ => format!("{verb} the {rest}"),
+        });
+    }
+    let (article, rest) = sentence.split_once(' ')?;
+    if !matches!(article, "The" | "A" | "An") || matches!(verb.as_str(), "List" | "Count") {
+        return None;
+    }
+    // "The tags associated with the team." on a route to one tag: one of them.
+    if keyed && article == "The" && plural_head(rest) {
+        return Some(format!("{verb} one of the {rest}"));
+    }
+    Some(format!("{verb} {} {rest}", article.to_ascii_lowercase()))
+}
+
+/// Whether a noun phrase's head is plural: its last word before a preposition, a relative
+/// pronoun or a participle (`tags` of "tags associated with the team", `policies` of "device
+/// compliance policies").
+fn plural_head(phrase: &str) -> bool {
+    const STOPS: &[&str] =
+        &["of", "for", "in", "on", "to", "from", "with", "by", "at", "that", "which", "who", "where", "whose"];
+    let words = phrase.split_whitespace().map(|w| w.trim_end_matches(['.', ',', ';', ':']));
+    let head = words.take_while(|w| !STOPS.contains(w) && !w.ends_with("ed") && !w.ends_with("ing")).last();
+    head.is_some_and(|w| w.chars().all(|c| c.is_ascii_lowercase()) && crate::plan::naming::singular(w) != w)
 }
 
 /// Whether a sentence only flags a property (`Read-only.`, `Nullable.`).
@@ -725,7 +780,7 @@ mod tests {
         };
         let fallback = "Count me contacts (GET /me/contacts/$count).";
         let count = graph(Method::Get, "/me/contacts/$count", "Get the number of the resource", None);
-        assert_eq!(description(&count, fallback), fallback);
+        assert_eq!(description(&count, "count", fallback), fallback);
         assert_eq!(title(&count, "count_me_contacts"), "Count me contacts");
         let action = graph(
             Method::Post,
@@ -733,20 +788,39 @@ mod tests {
             "Invoke action forward",
             Some("Forward a message using either JSON or MIME format."),
         );
-        assert_eq!(description(&action, "x"), "Forward a message using either JSON or MIME format.");
+        assert_eq!(description(&action, "forward", "x"), "Forward a message using either JSON or MIME format.");
         let nav = graph(
             Method::Get,
             "/groups/{group-id}/calendar",
             "Get calendar from groups",
             Some("The group's calendar. Read-only."),
         );
-        assert_eq!(description(&nav, "x"), "The group's calendar.");
+        assert_eq!(description(&nav, "get", "x"), "Get the group's calendar.");
+        assert_eq!(description(&nav, "update", "x"), "Update the group's calendar.");
+        // A collection's description, as what the tool does to it or to one of its items.
+        let extensions = Some("The collection of open extensions defined for the event. Nullable.");
+        let list = graph(Method::Get, "/me/events/{event-id}/extensions", "Get extensions from me", extensions);
+        assert_eq!(description(&list, "list", "x"), "List the open extensions defined for the event.");
+        assert_eq!(description(&list, "create", "x"), "Create one of the open extensions defined for the event.");
+        let one =
+            graph(Method::Get, "/me/events/{event-id}/extensions/{extension-id}", "Get extensions from me", extensions);
+        assert_eq!(description(&one, "get", "x"), "Get one of the open extensions defined for the event.");
+        let apps = Some("A collection of all the apps in the chat.");
+        let apps = graph(Method::Get, "/chats/{chat-id}/installedApps", "Get installedApps from chats", apps);
+        assert_eq!(description(&apps, "list", "x"), "List all the apps in the chat.");
+        let tags = Some("The tags associated with the team.");
+        let tag = graph(Method::Get, "/groups/{group-id}/team/tags/{tag-id}", "Get tags from groups", tags);
+        assert_eq!(description(&tag, "get", "x"), "Get one of the tags associated with the team.");
+        // Not a noun phrase, or a verb that is not the entity's: as written.
+        let said = graph(Method::Get, "/me/x", "Get x from me", Some("Indicates which terms are pinned."));
+        assert_eq!(description(&said, "get", "x"), "Indicates which terms are pinned.");
+        assert_eq!(description(&nav, "purge", "x"), "The group's calendar.");
         let flags = graph(Method::Get, "/me/photo", "Get photo from me", Some("Read-only. Nullable."));
-        assert_eq!(description(&flags, "Get me photo (GET /me/photo)."), "Get me photo (GET /me/photo).");
+        assert_eq!(description(&flags, "get", "Get me photo (GET /me/photo)."), "Get me photo (GET /me/photo).");
         // Elsewhere the same words are the team's own.
         let plain =
             Operation { summary: Some("Get pets from store".to_owned()), ..Operation::bare(Method::Get, "/pets") };
-        assert_eq!(description(&plain, "x"), "Get pets from store.");
+        assert_eq!(description(&plain, "get", "x"), "Get pets from store.");
     }
 
     #[test]
@@ -857,12 +931,12 @@ mod tests {
             description: Some(description.to_owned()),
             ..Operation::bare(crate::resolve::Method::Post, "/x")
         };
-        let d = description(&op("Disable a workflow", "Disables a workflow and sets its state. More."), "x");
+        let d = description(&op("Disable a workflow", "Disables a workflow and sets its state. More."), "disable", "x");
         assert_eq!(d, "Disables a workflow and sets its state.");
         // Each says something the other does not: both stay.
-        let d = description(&op("Approve a withdrawal", "Moves the funds out."), "x");
+        let d = description(&op("Approve a withdrawal", "Moves the funds out."), "approve", "x");
         assert_eq!(d, "Approve a withdrawal. Moves the funds out.");
-        assert_eq!(description(&op("Delete a pet", "Deletes a pet."), "x"), "Delete a pet.");
+        assert_eq!(description(&op("Delete a pet", "Deletes a pet."), "delete", "x"), "Delete a pet.");
     }
 
     #[test]

@@ -623,7 +623,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
             let written = match behaviour.and_then(|(_, v)| v.description.as_deref()) {
                 Some(d) => describe::sentence(&describe::clean(d)),
                 None if behaviour.is_some() => format!("{}.", describe::humanize(&name)),
-                None => describe::description(op, &fallback),
+                None => describe::description(op, &naming::first_word(&name), &fallback),
             };
             let (kept, _) = describe::untrusted(&written);
             // Reported from the whole spec text, also what is not emitted: the team should know
