@@ -465,6 +465,20 @@ fn noun_read(snake: &str, method: Method, path: &str) -> Option<String> {
     if words.len() > 1 && ["compute", "filter", "index", "review", "split", "track"].contains(&words[0]) {
         return None;
     }
+    // A group that the method names again says it once (`Stops_StopsByGeolocation`,
+    // `Errors_ErrorLocation`): the second, nearer the rest.
+    let mut words = words;
+    for k in [3, 2, 1] {
+        let mut i = 0;
+        while i + 2 * k <= words.len() {
+            let same = (0..k).all(|j| singular(words[i + j]) == singular(words[i + k + j]));
+            if same {
+                words.drain(i..i + k);
+            } else {
+                i += 1;
+            }
+        }
+    }
     // The noun is the last word before a qualifier (`player_details` of `…_by_team`).
     let noun = *words.iter().take_while(|w| !PREPOSITIONS.contains(w)).last()?;
     let collection = !path.trim_end_matches('/').ends_with('}');
@@ -1186,6 +1200,9 @@ mod tests {
             (Method::Get, "/users/{userId}/assistants", "userAssistants", "list_user_assistants"),
             (Method::Get, "/h5/companies/{companyId}", "Halo-5-Company", "get_halo_5_company"),
             (Method::Get, "/atoz.atom", "A_to_Z_Landing_Feed", "get_a_to_z_landing_feed"),
+            (Method::Get, "/v3/stops/location/{ll}", "Stops_StopsByGeolocation", "get_stops_by_geolocation"),
+            (Method::Get, "/errors/{id}/location", "Errors_ErrorLocation", "get_error_location"),
+            (Method::Get, "/brands", "Brands_Brands", "list_brands"),
             // Ids with a verb of their own, glued or not, keep it; other methods are not reads.
             (Method::Get, "/vmware/vm/snapshot/{id}/browse", "browseVmwareSnapshot", "browse_vmware_snapshot"),
             (Method::Get, "/v9/projects/{id}/env", "filterProjectEnvs", "filter_project_envs"),
