@@ -16,7 +16,8 @@ use crate::resolve::{Method, Operation};
 /// `dcim_cable-terminations_bulk_delete`, API Platform's `api_alert-log_get_collection`, App Store
 /// Connect's `salesReports-get_collection`, Apideck's `drivesAll`. Turned verb first (T1):
 /// `create_patient_communication`, `get_nodes_addon`, `bulk_delete_dcim_cable_terminations`,
-/// `list_alert_logs`, `list_sales_reports`, `list_drives`. Only when the verb agrees with the
+/// `list_alert_logs`, `list_sales_reports`, `list_drives`; Django REST framework's `retrieve` and
+/// `destroy` and Twitter's `show` as the get and delete they are. Only when the verb agrees with the
 /// HTTP method (a `_create` served on GET is something else) and a resource comes before it.
 pub(super) fn verb_last(id: &str, method: Method, path: &str) -> Option<String> {
     use Method::{Delete, Get, Patch, Post, Put};
@@ -52,6 +53,9 @@ pub(super) fn verb_last(id: &str, method: Method, path: &str) -> Option<String> 
         (&["inspect"], "inspect", &[Get]),
         (&["all"], "list", &[Get]),
         (&["read"], "get", &[Get]),
+        (&["retrieve"], "get", &[Get]),
+        (&["show"], "get", &[Get]),
+        (&["destroy"], "delete", &[Delete]),
         (&["one"], "get", &[Get]),
         (&["get"], "get", &[Get]),
         (&["create"], "create", &[Post]),
@@ -84,10 +88,15 @@ pub(super) fn verb_last(id: &str, method: Method, path: &str) -> Option<String> 
         let action = resource.remove(i);
         return verb_first(&action, &[resource], &[]);
     }
-    // A `get` of a collection route lists it (`Users_Get` on `GET /Users`).
+    // A `get` of a collection route lists it (`Users_Get` on `GET /Users`); a `retrieve` or a
+    // `show` names one (`friendships.show` on `/friendships/show.json`).
     let collection = !path.trim_end_matches('/').ends_with('}');
     let verb = match resource.last() {
-        Some(last) if *verb == "get" && collection && singular(last) != *last => "list",
+        Some(last)
+            if *verb == "get" && !matches!(*tail, ["retrieve"] | ["show"]) && collection && singular(last) != *last =>
+        {
+            "list"
+        }
         _ => verb,
     };
     verb_first(verb, &[resource], &[])
@@ -363,6 +372,9 @@ mod tests {
             ),
             ("allergies_list", Method::Get, "/api/allergies", Some("list_allergies")),
             ("allergies_read", Method::Get, "/api/allergies/{id}", Some("get_allergy")),
+            ("account_roles_retrieve", Method::Get, "/account_roles/{id}/", Some("get_account_role")),
+            ("account_roles_destroy", Method::Delete, "/account_roles/{id}/", Some("delete_account_role")),
+            ("friendships.show", Method::Get, "/friendships/show.json", Some("get_friendship")),
             ("allergies_partial_update", Method::Patch, "/api/allergies/{id}", Some("partial_update_allergy")),
             (
                 "dcim_cable-terminations_bulk_delete",
