@@ -640,10 +640,12 @@ fn generated(op: &Operation, summary: &str) -> bool {
 /// One purpose sentence from the summary, then what the description adds, within bounds. `verb`
 /// is the first word of the tool's name.
 pub fn description(op: &Operation, verb: &str, fallback: &str) -> String {
-    let summary = summary(op);
+    let written = op.summary.as_deref().map(clean).filter(|s| !s.is_empty());
+    let converters = written.as_deref().is_some_and(|s| generated(op, s));
     // Where the converter wrote the summary, the description is the navigation property's
     // ("The calendar that contains the event."): a noun phrase, said of the tool's verb.
-    let property = op.summary.as_deref().is_some_and(|s| !s.starts_with("Invoke ") && generated(op, &clean(s)));
+    let property = converters && written.as_deref().is_some_and(|s| !s.starts_with("Invoke "));
+    let summary = written.filter(|_| !converters);
     let body = op.description.as_deref().map(clean).filter(|s| !s.is_empty());
     // D1: one sentence of purpose. A terse summary ("Get pet") gives way to the description's
     // first sentence when that says all the summary does and more ("Gets a pet by id or name."),
@@ -673,14 +675,10 @@ pub fn description(op: &Operation, verb: &str, fallback: &str) -> String {
 fn acting(verb: &str, sentence: &str, keyed: bool) -> Option<String> {
     const COLLECTIONS: &[&str] =
         &["The collection of ", "A collection of ", "The list of ", "A list of ", "The set of "];
-    let verb = match verb {
-        "list" | "count" | "get" | "create" | "update" | "delete" => {
-            let mut chars = verb.chars();
-            let first = chars.next()?.to_ascii_uppercase();
-            format!("{first}{}", chars.as_str())
-        }
-        _ => return None,
-    };
+    if !matches!(verb, "list" | "count" | "get" | "create" | "update" | "delete") {
+        return None;
+    }
+    let verb = humanize(verb);
     if let Some(rest) = COLLECTIONS.iter().find_map(|c| sentence.strip_prefix(c)) {
         let rest = rest.strip_prefix("the ").unwrap_or(rest);
         let all = rest.starts_with("all ");

@@ -6,8 +6,8 @@
 use heck::ToSnakeCase;
 
 use super::{
-    ACTIONS, METHOD_VERBS, PREPOSITIONS, VERBS, finished, first_word, id_words, is_action_verb, is_method_word,
-    is_noise, is_read_verb, is_verb, last_segment, singular, snake_words, verb_first,
+    ACTIONS, METHOD_VERBS, PREPOSITIONS, VERBS, finished, first_word, id_words, is_action_verb, is_collection_route,
+    is_method_word, is_noise, is_read_verb, is_verb, last_segment, singular, snake_words, verb_first,
 };
 use crate::resolve::{Method, Operation};
 
@@ -90,7 +90,7 @@ pub(super) fn verb_last(id: &str, method: Method, path: &str) -> Option<String> 
     }
     // A `get` of a collection route lists it (`Users_Get` on `GET /Users`); a `retrieve` or a
     // `show` names one (`friendships.show` on `/friendships/show.json`).
-    let collection = !path.trim_end_matches('/').ends_with('}');
+    let collection = is_collection_route(path);
     let verb = match resource.last() {
         Some(last)
             if *verb == "get" && !matches!(*tail, ["retrieve"] | ["show"]) && collection && singular(last) != *last =>
@@ -151,17 +151,14 @@ pub(super) fn route_verb(id: &str, path: &str) -> Option<String> {
     // (`prune_containers`); others (`POST /payments/cancel`) act on the one the body names.
     const WHOLE: &[&str] = &["clear", "prune", "purge"];
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let collection = segments.len().checked_sub(2).and_then(|i| segments.get(i)).filter(|s| !s.starts_with('{'));
-    if let (Some(collection), Some(noun)) = (collection.and_then(|s| snake_words(s).pop()), words.last())
+    let before = segments.len().checked_sub(2).and_then(|i| segments.get(i)).filter(|s| !s.starts_with('{'));
+    if let (Some(plural), Some(noun)) = (before.and_then(|s| snake_words(s).pop()), words.last_mut())
         && WHOLE.contains(&verb.as_str())
-        && singular(&collection) == *noun
-        && collection != *noun
+        && singular(&plural) == *noun
+        && plural != *noun
     {
-        let mut words = words.clone();
-        if let Some(last) = words.last_mut() {
-            *last = collection;
-        }
-        return Some(std::iter::once(verb).chain(words).collect::<Vec<_>>().join("_"));
+        *noun = plural;
+        return Some(format!("{verb}_{}", words.join("_")));
     }
     verb_first(&verb, &[words], &[])
 }

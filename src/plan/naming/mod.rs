@@ -22,7 +22,7 @@ pub fn base_name(op: &Operation) -> String {
     {
         return name;
     }
-    let raw = match op.operation_id.as_deref().filter(|id| !opaque(id)) {
+    let raw = match operation_id(op) {
         Some(id) => route_prefixed(id, op)
             .or_else(|| namespaced(id))
             .or_else(|| noun_verb(id, op.method, &op.path))
@@ -53,7 +53,12 @@ fn finished(raw: &str) -> String {
 /// The operationId as written (snake case, fitted): what an operation falls back to when its
 /// derived names collide (the caller drops it when it is the derived name).
 pub fn id_name(op: &Operation) -> Option<String> {
-    Some(fit(&sanitize(&op.operation_id.as_deref().filter(|id| !opaque(id))?.to_snake_case())))
+    Some(fit(&sanitize(&operation_id(op)?.to_snake_case())))
+}
+
+/// The operationId, unless it is a database key rather than a name (see [`opaque`]).
+fn operation_id(op: &Operation) -> Option<&str> {
+    op.operation_id.as_deref().filter(|id| !opaque(id))
 }
 
 /// An operationId that is a database key, not a name (WMATA's and Halo's
@@ -453,8 +458,12 @@ fn noun_read(snake: &str, method: Method, path: &str) -> Option<String> {
         return None;
     }
     let words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
-    let glued =
-        |w: &str| GLUED.iter().any(|v| w.len() > v.len() && w.trim_start_matches(['v', '1', '2', '3']).starts_with(v));
+    // `v3getFeedItemStatus`: a version before the verb.
+    let glued = |w: &str| {
+        let bare = w.strip_prefix('v').filter(|r| r.starts_with(|c: char| c.is_ascii_digit())).unwrap_or(w);
+        let bare = bare.trim_start_matches(|c: char| c.is_ascii_digit());
+        GLUED.iter().any(|v| w.len() > v.len() && bare.starts_with(v))
+    };
     if words
         .iter()
         .any(|w| is_action_verb(w) || is_read_verb(w) || is_method_word(w) || OTHER_VERBS.contains(w) || glued(w))
@@ -468,21 +477,14 @@ fn noun_read(snake: &str, method: Method, path: &str) -> Option<String> {
     // A group that the method names again says it once (`Stops_StopsByGeolocation`,
     // `Errors_ErrorLocation`): the second, nearer the rest.
     let mut words = words;
-    for k in [3, 2, 1] {
-        let mut i = 0;
-        while i + 2 * k <= words.len() {
-            let same = (0..k).all(|j| singular(words[i + j]) == singular(words[i + k + j]));
-            if same {
-                words.drain(i..i + k);
-            } else {
-                i += 1;
-            }
-        }
-    }
+    say_once(&mut words, &[3, 2, 1], |a, b| singular(a) == singular(b));
     // The noun is the last word before a qualifier (`player_details` of `…_by_team`).
     let noun = *words.iter().take_while(|w| !PREPOSITIONS.contains(w)).last()?;
-    let collection = !path.trim_end_matches('/').ends_with('}');
-    let verb = if collection && singular(noun) != noun && !UNCOUNTABLE.contains(&noun) { "list" } else { "get" };
+    let verb = if is_collection_route(path) && singular(noun) != noun && !UNCOUNTABLE.contains(&noun) {
+        "list"
+    } else {
+        "get"
+    };
     Some(format!("{verb}_{}", words.join("_")))
 }
 
@@ -569,6 +571,26 @@ const OTHER_VERBS: &[&str] = &[
 /// Verbs some ids glue to their noun (`getblock4`, `listtransactionsbyaddress`, `v3getFeed…`).
 const GLUED: &[&str] =
     &["convert", "delete", "drop", "fetch", "find", "get", "list", "remove", "request", "retrieve", "search"];
+
+/// Drops a run of `k` words (for each `k` of `runs`, longest first) that the next `k` words
+/// repeat, by `same`: the later copy, nearer the rest of the name, stays.
+fn say_once<T: AsRef<str>>(words: &mut Vec<T>, runs: &[usize], same: impl Fn(&str, &str) -> bool) {
+    for &k in runs {
+        let mut i = 0;
+        while i + 2 * k <= words.len() {
+            if (0..k).all(|j| same(words[i + j].as_ref(), words[i + k + j].as_ref())) {
+                words.drain(i..i + k);
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Whether a route ends with a collection rather than an item's id (`/pets`, not `/pets/{id}`).
+pub(crate) fn is_collection_route(path: &str) -> bool {
+    !path.trim_end_matches('/').ends_with('}')
+}
 
 /// HubSpot's operationIds spell out the route and then name the method
 /// (`get-/webhooks/v3/{appId}/subscriptions_getAll`): the method's verb and the route's last
@@ -809,16 +831,7 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
         nouns.push(w.to_owned());
     }
     // `value_lists/{value_list}` says `value_list` once too.
-    for k in [3, 2] {
-        let mut i = 0;
-        while i + 2 * k <= nouns.len() {
-            if nouns[i..i + k] == nouns[i + k..i + 2 * k] {
-                nouns.drain(i + k..i + 2 * k);
-            } else {
-                i += 1;
-            }
-        }
-    }
+    say_once(&mut nouns, &[3, 2], |a, b| a == b);
     if verb != "list"
         && let Some(last) = nouns.last_mut()
     {
@@ -1207,6 +1220,7 @@ mod tests {
             (Method::Get, "/vmware/vm/snapshot/{id}/browse", "browseVmwareSnapshot", "browse_vmware_snapshot"),
             (Method::Get, "/v9/projects/{id}/env", "filterProjectEnvs", "filter_project_envs"),
             (Method::Get, "/v2/bitcoin/blocks/{block}", "getblock4", "getblock4"),
+            (Method::Get, "/v3/feeds", "v3getFeedItemStatus", "v3get_feed_item_status"),
             (Method::Get, "/{format}/AreAnyGamesInProgress", "AreGamesInProgress", "are_games_in_progress"),
             (Method::Post, "/profile/address", "userAddress", "user_address"),
             (Method::Delete, "/sites/{id}/subscriptions", "UnsubscribeSite", "unsubscribe_site"),
