@@ -532,6 +532,48 @@ paths:
 }
 
 #[test]
+fn long_names_are_said_in_fewer_words_and_a_name_of_its_own_wins() {
+    // Over 64 characters, a name loses restated arguments and versions before it falls back to
+    // a hash (T1); a shortening that would take another tool's own name yields to it.
+    let spec = r##"
+openapi: 3.0.3
+info: {title: Flights, version: "1"}
+paths:
+  /operations/flightstatus/arrivals/{airportCode}:
+    parameters: [{name: airportCode, in: path, required: true, schema: {type: string}}]
+    get: {operationId: OperationsFlightstatusArrivalsByAirportCodeGet, responses: {"200": {description: ok}}}
+  /operations/flightstatus/arrivals/{airportCode}/{fromDateTime}:
+    parameters:
+      - {name: airportCode, in: path, required: true, schema: {type: string}}
+      - {name: fromDateTime, in: path, required: true, schema: {type: string}}
+    get: {operationId: OperationsFlightstatusArrivalsByAirportCodeAndFromDateTimeGet, responses: {"200": {description: ok}}}
+  /operations/flightstatus/departures/{airportCode}/{fromDateTime}:
+    parameters:
+      - {name: airportCode, in: path, required: true, schema: {type: string}}
+      - {name: fromDateTime, in: path, required: true, schema: {type: string}}
+    get: {operationId: OperationsFlightstatusDeparturesByAirportCodeAndFromDateTimeGet, responses: {"200": {description: ok}}}
+  /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations:
+    delete:
+      operationId: deleteAdmissionregistrationV1CollectionValidatingWebhookConfiguration
+      responses: {"200": {description: ok}}
+"##;
+    let out = compile(spec, None);
+    let mut names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    let hashed = names.iter().find(|n| n.starts_with("get_operations_flightstatus_arrivals_by_airport_code_")).unwrap();
+    assert!(hashed.len() <= 64 && hashed.rsplit('_').next().unwrap().len() == 6, "{hashed}");
+    assert_eq!(
+        names,
+        [
+            "delete_collection_validating_webhook_config",
+            "get_operations_flightstatus_arrivals_by_airport_code",
+            hashed,
+            "get_operations_flightstatus_departures_by_airport_code",
+        ]
+    );
+}
+
+#[test]
 fn odata_routes_are_named_from_the_route_and_long_ones_keep_their_end() {
     // Microsoft Graph: ids spell the whole route, actions, counts and casts are segments of
     // their own, and routes nest deeper than 64 characters of name allow (T1).

@@ -445,8 +445,11 @@ impl Spec<'_> {
     /// its parent collections (`naming::scoped_names`); an OData route's names
     /// (`naming::odata_names`); then the derived name, then the operationId as written.
     fn candidates(&self, scope: Option<&str>, singletons: &naming::Singletons) -> (Vec<String>, Vec<u32>) {
-        if self.declared_name() || self.variant.is_some() {
+        if self.declared_name() {
             return (vec![self.base_name()], vec![0]);
+        }
+        if self.variant.is_some() {
+            return naming::fitted(&self.base_name(), self.op).into_iter().unzip();
         }
         let mut names = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
         let mut ranks = vec![0; names.len()];
@@ -464,8 +467,17 @@ impl Spec<'_> {
         names.extend(derived);
         names.extend(naming::id_name(self.op));
         ranks.resize(names.len(), last);
+        // A name too long to serve becomes its shortenings (`naming::fitted`): a readable one a
+        // rank lower, so that it yields to a tool whose own name it is, then the hashed one.
         let mut seen = BTreeSet::new();
-        names.into_iter().zip(ranks).filter(|(name, _)| seen.insert(name.clone())).unzip()
+        names
+            .into_iter()
+            .zip(ranks)
+            .flat_map(|(name, rank)| {
+                naming::fitted(&name, self.op).into_iter().map(move |(fitted, more)| (fitted, rank + more))
+            })
+            .filter(|(name, _)| seen.insert(name.clone()))
+            .unzip()
     }
 
     fn declared_name(&self) -> bool {

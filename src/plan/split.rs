@@ -353,7 +353,7 @@ pub fn name(value: &str, noun: &str) -> String {
         value.clone()
     };
     let raw = if raw == verb { format!("{verb}_{noun}") } else { raw };
-    naming::fit(&naming::sanitize(&raw))
+    naming::sanitize(&raw)
 }
 
 #[cfg(test)]

@@ -4,18 +4,21 @@
 
 mod forms;
 mod odata;
+mod shorten;
 
 use heck::ToSnakeCase;
 
 pub use forms::{api_namespace, scoped_names};
 use forms::{function_name, group_verb, route_verb, using_method, verb_last, versioned_service};
 pub use odata::{Names, Singletons, is_odata, names as odata_names};
+pub use shorten::{fit, fitted};
 
 use crate::resolve::{Method, Operation};
 
 pub const MAX_LEN: usize = 64;
 
-/// The name an operation gets before collisions are resolved.
+/// The name an operation gets before collisions are resolved, and before it is fitted to
+/// [`MAX_LEN`] (see [`fitted`]).
 pub fn base_name(op: &Operation) -> String {
     if let Some(odata) = odata_names(op, &Singletons::default())
         && let Some(name) = odata.names.into_iter().next()
@@ -45,15 +48,16 @@ pub fn base_name(op: &Operation) -> String {
     finished(&raw)
 }
 
-/// A name as served: without articles, in the allowed characters, at most [`MAX_LEN`].
+/// A name as it would be served: without articles, in the allowed characters. It may be longer
+/// than [`MAX_LEN`]: [`fitted`] gives what it can be served as.
 fn finished(raw: &str) -> String {
-    fit(&sanitize(&without_articles(raw)))
+    sanitize(&without_articles(raw))
 }
 
-/// The operationId as written (snake case, fitted): what an operation falls back to when its
-/// derived names collide (the caller drops it when it is the derived name).
+/// The operationId as written (snake case, not yet fitted): what an operation falls back to when
+/// its derived names collide (the caller drops it when it is the derived name).
 pub fn id_name(op: &Operation) -> Option<String> {
-    Some(fit(&sanitize(&operation_id(op)?.to_snake_case())))
+    Some(sanitize(&operation_id(op)?.to_snake_case()))
 }
 
 /// The operationId, unless it is a database key rather than a name (see [`opaque`]).
@@ -854,32 +858,6 @@ pub fn sanitize(raw: &str) -> String {
     if out.is_empty() { "call_api".to_owned() } else { out }
 }
 
-/// Shortens a name to `MAX_LEN` readably: whole words from the front, then a stable hash of the
-/// full name so that two long names that share a prefix stay distinct.
-pub fn fit(name: &str) -> String {
-    if name.len() <= MAX_LEN {
-        return name.to_owned();
-    }
-    let hash = format!("{:08x}", fnv1a(name.as_bytes()));
-    let suffix = &hash[..6];
-    let budget = MAX_LEN - suffix.len() - 1;
-    let mut out = String::new();
-    for word in name.split('_') {
-        let extra = if out.is_empty() { word.len() } else { word.len() + 1 };
-        if out.len() + extra > budget {
-            break;
-        }
-        if !out.is_empty() {
-            out.push('_');
-        }
-        out.push_str(word);
-    }
-    if out.is_empty() {
-        out = name[..budget].to_owned();
-    }
-    format!("{out}_{suffix}")
-}
-
 /// `base`, or `base_2`, `base_3`… whichever is not taken yet; the result is taken.
 pub fn numbered(base: &str, taken: &mut std::collections::BTreeSet<String>) -> String {
     let mut name = base.to_owned();
@@ -890,16 +868,6 @@ pub fn numbered(base: &str, taken: &mut std::collections::BTreeSet<String>) -> S
     }
     taken.insert(name.clone());
     name
-}
-
-/// FNV-1a, 32 bits: a stable hash that does not depend on the platform or the Rust version.
-pub fn fnv1a(bytes: &[u8]) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for b in bytes {
-        h ^= u32::from(*b);
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h
 }
 
 /// Version segments (`v2`, `v1.1`) and `api` say nothing about the resource.
@@ -1335,16 +1303,6 @@ mod tests {
         {
             assert_eq!(plural(one), many);
         }
-    }
-
-    #[test]
-    fn long_names_are_shortened_stably() {
-        let long = "get_".to_owned() + &"very_long_segment_".repeat(6) + "end";
-        let a = fit(&long);
-        assert!(a.len() <= MAX_LEN, "{a}");
-        assert_eq!(a, fit(&long));
-        assert_ne!(a, fit(&(long.clone() + "x")));
-        assert!(a.starts_with("get_very_long_segment"));
     }
 
     #[test]
