@@ -25,6 +25,13 @@ fn compile(spec: &str, overlay: Option<&str>) -> mcp_gen::Output {
     mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap()
 }
 
+/// The tool names of a spec without an overlay, sorted.
+fn sorted_names(spec: &str) -> Vec<String> {
+    let mut names: Vec<String> = compile(spec, None).catalog.tools.into_iter().map(|t| t.name).collect();
+    names.sort_unstable();
+    names
+}
+
 #[test]
 fn the_published_overlay_schema_is_current_and_accepts_the_example_overlays() {
     let published = std::fs::read_to_string(repo().join("schemas/overlay-v1.schema.json")).unwrap();
@@ -259,9 +266,7 @@ paths:
   /createOrder:
     post: {operationId: post_create_order, responses: {"200": {description: ok}}}
 "#;
-    let out = compile(spec, None);
-    let mut names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
-    names.sort_unstable();
+    let names = sorted_names(spec);
     assert_eq!(
         names,
         [
@@ -511,9 +516,7 @@ paths:
   /bank_transfer/cancel:
     post: {operationId: bankTransferCancel, responses: {"200": {description: ok}}}
 "##;
-    let out = compile(spec, None);
-    let mut names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
-    names.sort_unstable();
+    let names = sorted_names(spec);
     assert_eq!(
         names,
         [
@@ -533,8 +536,8 @@ paths:
 
 #[test]
 fn long_names_are_said_in_fewer_words_and_a_name_of_its_own_wins() {
-    // Over 64 characters, a name loses restated arguments and versions before it falls back to
-    // a hash (T1); a shortening that would take another tool's own name yields to it.
+    // Over 64 characters, a name loses versions, restated arguments and parents before it falls
+    // back to a hash (T1); a shortening that would take another tool's own name yields to it.
     let spec = r##"
 openapi: 3.0.3
 info: {title: Flights, version: "1"}
@@ -556,21 +559,41 @@ paths:
     delete:
       operationId: deleteAdmissionregistrationV1CollectionValidatingWebhookConfiguration
       responses: {"200": {description: ok}}
+  /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers:
+    parameters: [{name: namespace, in: path, required: true, schema: {type: string}}]
+    delete:
+      operationId: deleteAutoscalingV1CollectionNamespacedHorizontalPodAutoscaler
+      responses: {"200": {description: ok}}
+  /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers:
+    parameters: [{name: namespace, in: path, required: true, schema: {type: string}}]
+    delete:
+      operationId: deleteAutoscalingV2CollectionNamespacedHorizontalPodAutoscaler
+      responses: {"200": {description: ok}}
 "##;
-    let out = compile(spec, None);
-    let mut names: Vec<&str> = out.catalog.tools.iter().map(|t| t.name.as_str()).collect();
-    names.sort_unstable();
-    let hashed = names.iter().find(|n| n.starts_with("get_operations_flightstatus_arrivals_by_airport_code_")).unwrap();
+    let names = sorted_names(spec);
+    let hashed =
+        names.iter().find(|n| n.starts_with("get_operations_flightstatus_arrivals_by_airport_code_")).unwrap().as_str();
     assert!(hashed.len() <= 64 && hashed.rsplit('_').next().unwrap().len() == 6, "{hashed}");
     assert_eq!(
         names,
         [
             "delete_collection_validating_webhook_config",
+            // Two versions of one resource: without the version they would meet.
+            "delete_v1_collection_namespaced_horizontal_pod_autoscaler",
+            "delete_v2_collection_namespaced_horizontal_pod_autoscaler",
             "get_operations_flightstatus_arrivals_by_airport_code",
             hashed,
             "get_operations_flightstatus_departures_by_airport_code",
         ]
     );
+    // Prose says a shortened name in full, never its hash.
+    let out = compile(spec, None);
+    let tool = |name: &str| out.catalog.tools.iter().find(|t| t.name == name).unwrap();
+    let suffix = hashed.rsplit('_').next().unwrap();
+    for t in [tool(hashed), tool("get_operations_flightstatus_departures_by_airport_code")] {
+        assert!(t.description.contains("airport code and from date time"), "{}", t.description);
+        assert!(!t.description.contains(suffix) && !t.title.contains(suffix), "{}", t.title);
+    }
 }
 
 #[test]

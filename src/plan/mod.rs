@@ -316,11 +316,11 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
     // A merged tool's routes are planned one by one, each keyed as a tool of its own, then
     // combined (overlay `merge`).
     let mut merges: BTreeMap<String, Vec<merge::Route>> = BTreeMap::new();
-    for (spec, name) in specs.iter().zip(names) {
+    for (spec, (name, said)) in specs.iter().zip(names) {
         match spec.merged() {
             Some(intent) => {
                 let mut own = Report::new();
-                let mut t = tool(api, spec, name, intents, &mut own);
+                let mut t = tool(api, spec, name, &said, intents, &mut own);
                 retry::plan(&mut t, &intents.keys, &mut own);
                 merges.entry(t.name.clone()).or_default().push(merge::Route {
                     order: intent.route,
@@ -329,7 +329,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
                 });
             }
             None => {
-                let mut t = tool(api, spec, name, intents, report);
+                let mut t = tool(api, spec, name, &said, intents, report);
                 retry::plan(&mut t, &intents.keys, report);
                 tools.push(t);
             }
@@ -444,28 +444,32 @@ impl Spec<'_> {
     /// operationIds all start with the API's name, the operation's names scoped to ever more of
     /// its parent collections (`naming::scoped_names`); an OData route's names
     /// (`naming::odata_names`); then the derived name, then the operationId as written.
-    fn candidates(&self, scope: Option<&str>, singletons: &naming::Singletons) -> (Vec<String>, Vec<u32>) {
+    fn candidates(&self, scope: Option<&str>, singletons: &naming::Singletons) -> Vec<Candidate> {
         if self.declared_name() {
-            return (vec![self.base_name()], vec![0]);
+            let name = self.base_name();
+            return vec![Candidate { said: name.clone(), name, rank: 0 }];
         }
+        let mut names = Vec::new();
+        let mut ranks = Vec::new();
         if self.variant.is_some() {
-            return naming::fitted(&self.base_name(), self.op).into_iter().unzip();
+            names.push(self.base_name());
+        } else {
+            names = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
+            ranks = vec![0; names.len()];
+            // An OData route's first name is its derived name: not read twice.
+            let derived = match naming::odata_names(self.op, singletons) {
+                Some(odata) => {
+                    names.extend(odata.names);
+                    ranks.extend(odata.ranks);
+                    None
+                }
+                None => Some(self.base_name()),
+            };
+            names.extend(derived);
+            names.extend(naming::id_name(self.op));
         }
-        let mut names = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
-        let mut ranks = vec![0; names.len()];
-        // An OData route's first name is its derived name: not read twice.
-        let derived = match naming::odata_names(self.op, singletons) {
-            Some(odata) => {
-                names.extend(odata.names);
-                ranks.extend(odata.ranks);
-                None
-            }
-            None => Some(self.base_name()),
-        };
         // The fallbacks rank after every derived name.
         let last = ranks.iter().copied().max().map_or(0, |r| r + 1);
-        names.extend(derived);
-        names.extend(naming::id_name(self.op));
         ranks.resize(names.len(), last);
         // A name too long to serve becomes its shortenings (`naming::fitted`): a readable one a
         // rank lower, so that it yields to a tool whose own name it is, then the hashed one.
@@ -473,16 +477,28 @@ impl Spec<'_> {
         names
             .into_iter()
             .zip(ranks)
-            .flat_map(|(name, rank)| {
-                naming::fitted(&name, self.op).into_iter().map(move |(fitted, more)| (fitted, rank + more))
+            .flat_map(|(said, rank)| {
+                naming::fitted(&said, self.op).into_iter().map(move |(name, more)| Candidate {
+                    name,
+                    rank: rank + more,
+                    said: said.clone(),
+                })
             })
-            .filter(|(name, _)| seen.insert(name.clone()))
-            .unzip()
+            .filter(|c| seen.insert(c.name.clone()))
+            .collect()
     }
 
     fn declared_name(&self) -> bool {
         self.intent.is_some_and(|i| i.name.is_some())
     }
+}
+
+/// A name a tool may take: as served, its rank (lower is wanted more), and the name in full
+/// that it says, which prose uses where the served name was shortened to fit (`…_6d0a2b`).
+struct Candidate {
+    name: String,
+    rank: u32,
+    said: String,
 }
 
 /// Declared tools as declared; an undeclared mega-endpoint split into one tool per behaviour
@@ -512,17 +528,17 @@ fn specs<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation
 /// may keep it (the one whose name says most of its route, see `naming::Names`) and the others
 /// move on to their next candidate (see `Spec::candidates`), until none meet or none has another;
 /// the rest get `_2`, `_3`… in (path, method) order. Which names meet does not
-/// depend on the order of the document, so neither do the names.
-fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<String> {
+/// depend on the order of the document, so neither do the names. Each name comes with the name
+/// in full that it says (see [`Candidate`]).
+fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(String, String)> {
     let mut taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
     let scope = naming::api_namespace(&api.operations);
     let singletons = naming::Singletons::of(&api.operations);
-    let (candidates, ranks): (Vec<Vec<String>>, Vec<Vec<u32>>) =
-        specs.iter().map(|s| s.candidates(scope.as_deref(), &singletons)).unzip();
+    let candidates: Vec<Vec<Candidate>> = specs.iter().map(|s| s.candidates(scope.as_deref(), &singletons)).collect();
     // What moving on to its next name costs a tool: how much more of its route it leaves
     // unsaid (`None`: it has no next name).
-    let cost = |k: usize, level: usize| match (ranks[k].get(level), ranks[k].get(level + 1)) {
-        (Some(now), Some(next)) => Some(next.saturating_sub(*now)),
+    let cost = |k: usize, level: usize| match (candidates[k].get(level), candidates[k].get(level + 1)) {
+        (Some(now), Some(next)) => Some(next.rank.saturating_sub(now.rank)),
         _ => None,
     };
     let mut level = vec![0usize; specs.len()];
@@ -530,7 +546,7 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
         let mut meeting: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (k, spec) in specs.iter().enumerate() {
             if !spec.declared_name() {
-                meeting.entry(candidates[k][level[k]].as_str()).or_default().push(k);
+                meeting.entry(candidates[k][level[k]].name.as_str()).or_default().push(k);
             }
         }
         let mut moved = false;
@@ -539,7 +555,7 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
                 // A declared name, or one that a tool has no other name for, sends the others
                 // on. Otherwise the lowest rank keeps it, then the tool that would lose most by
                 // moving; on a tie every one moves on.
-                let best = |k: usize| (Reverse(ranks[k][level[k]]), cost(k, level[k]));
+                let best = |k: usize| (Reverse(candidates[k][level[k]].rank), cost(k, level[k]));
                 let top = ks.iter().map(|&k| best(k)).max();
                 let mut tops = ks.iter().copied().filter(|&k| Some(best(k)) == top);
                 let stays = match (tops.next(), tops.next()) {
@@ -563,11 +579,11 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
     let mut regrouped: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (k, spec) in specs.iter().enumerate() {
         if spec.declared_name() {
-            out.push(spec.base_name());
+            out.push((spec.base_name(), spec.base_name()));
         } else {
-            let name = candidates[k][level[k]].clone();
+            let Candidate { name, said, .. } = &candidates[k][level[k]];
             regrouped.entry(name.clone()).or_default().push(k);
-            out.push(name);
+            out.push((name.clone(), said.clone()));
         }
     }
     for (name, ks) in regrouped {
@@ -595,13 +611,14 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Strin
                 .with_help("name it in the overlay (`tools: {<name>: {operation: ...}}`)"),
             );
             taken.insert(unique.clone());
-            out[k] = unique;
+            out[k].0 = unique;
         }
     }
     out
 }
 
-fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mut Report) -> Tool {
+/// The tool `spec` plans, served as `name`; `said` is that name in full, for prose.
+fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents, report: &mut Report) -> Tool {
     let overlay = spec.intent.map(|i| &i.overlay);
     // The behaviour this tool is: an undeclared split's variant, or the one a declared tool
     // fixes (`fixed: {action: approve}`), whose `oneOf` branch then gives its fields.
@@ -627,15 +644,15 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
         op = std::borrow::Cow::Owned(owned);
     }
     let op: &Operation = &op;
-    let fallback = format!("{} ({}).", describe::humanize(&name), op.label());
+    let fallback = format!("{} ({}).", describe::humanize(said), op.label());
     // The overlay is the team's own text; the spec's is untrusted (D3).
     let description = match overlay.and_then(|o| o.description.as_deref()) {
         Some(d) => describe::shorten(&describe::clean(d), 1024),
         None => {
             let written = match behaviour.and_then(|(_, v)| v.description.as_deref()) {
                 Some(d) => describe::sentence(&describe::clean(d)),
-                None if behaviour.is_some() => format!("{}.", describe::humanize(&name)),
-                None => describe::description(op, &naming::first_word(&name), &fallback),
+                None if behaviour.is_some() => format!("{}.", describe::humanize(said)),
+                None => describe::description(op, &naming::first_word(said), &fallback),
             };
             let (kept, _) = describe::untrusted(&written);
             // Reported from the whole spec text, also what is not emitted: the team should know
@@ -665,9 +682,9 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, intents: &Intents, report: &mu
         (Some(t), _) => t,
         // A split's behaviour, or a merge of several operations: one summary speaks for one
         // operation only, so the tool's name gives the title.
-        (None, Some(_)) => describe::humanize(&name),
-        (None, None) if spec.merged().is_some() => describe::humanize(&name),
-        (None, None) => describe::title(op, &name),
+        (None, Some(_)) => describe::humanize(said),
+        (None, None) if spec.merged().is_some() => describe::humanize(said),
+        (None, None) => describe::title(op, said),
     };
     let Arguments { mut args, hidden, body, mut rest } = arguments(api, op, report);
     // Spec text, briefly (T6); the overlay's own descriptions and id hints come after.

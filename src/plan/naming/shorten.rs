@@ -9,8 +9,8 @@ use crate::resolve::{Operation, ParamLocation};
 
 /// The names a tool may be served as for this full name of `op`, most readable first, each with
 /// what it adds to the name's rank (see `naming::Names`): the name itself when it fits;
-/// otherwise its readable shortening (when there is one), which says less than the full name
-/// and so yields to a tool whose name is its own, then [`fit`], which no other name meets.
+/// otherwise its readable shortenings (when there are any), which say less than the full name
+/// and so yield to a tool whose name is its own, then [`fit`], which no other name meets.
 pub fn fitted(name: &str, op: &Operation) -> Vec<(String, u32)> {
     if name.len() <= MAX_LEN {
         return vec![(name.to_owned(), 0)];
@@ -21,7 +21,11 @@ pub fn fitted(name: &str, op: &Operation) -> Vec<(String, u32)> {
         .filter(|p| matches!(p.location, ParamLocation::Path | ParamLocation::Query))
         .map(|p| p.name.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase())
         .collect();
-    readable(name, &arguments).map(|short| (short, 1)).into_iter().chain([(fit(name), 0)]).collect()
+    // Kubernetes says one resource in several versions (`…_autoscaling_v1_…`, `…_v2_…`): where
+    // the shortenings without versions meet, those that keep them part.
+    let without = readable(name, &arguments, false);
+    let with = readable(name, &arguments, true).filter(|short| Some(short) != without.as_ref());
+    without.into_iter().chain(with).map(|short| (short, 1)).chain([(fit(name), 0)]).collect()
 }
 
 /// Shortens a name to `MAX_LEN`: whole words from the front, then a stable hash of the full
@@ -63,10 +67,10 @@ fn fnv1a(bytes: &[u8]) -> u32 {
 /// A long name in fewer words, without a hash; `None` when no step brings it to `MAX_LEN` with
 /// three words or more left. Each step runs only while the name is still too long, so a
 /// name loses no more than it must. `arguments` are the operation's path and query parameter
-/// names, lowercased without separators.
-fn readable(name: &str, arguments: &[String]) -> Option<String> {
+/// names, lowercased without separators; `keep_versions` keeps version words.
+fn readable(name: &str, arguments: &[String], keep_versions: bool) -> Option<String> {
     let mut words: Vec<String> = name.split('_').map(|w| abbreviated(w).to_owned()).collect();
-    if length(&words) > MAX_LEN {
+    if length(&words) > MAX_LEN && !keep_versions {
         drop_versions(&mut words);
     }
     if length(&words) > MAX_LEN {
@@ -226,9 +230,12 @@ fn drop_parents(words: &mut Vec<String>) {
     }
     let mut kept = words.clone();
     while length(&kept) > MAX_LEN && kept.len() > 3 {
-        kept.remove(1);
+        // A version that is kept stays: it is what tells this name from its siblings.
+        let Some(parent) = (1..kept.len() - 2).find(|&i| !is_version(&kept[i])) else { return };
+        kept.remove(parent);
         // `change_status_of_the_origin…` does not become `change_of_the_origin…`.
-        if QUALIFIERS.contains(&kept[1].as_str()) || matches!(kept[1].as_str(), "of" | "the" | "to") {
+        let next = kept[parent].as_str();
+        if QUALIFIERS.contains(&next) || matches!(next, "of" | "the" | "to") {
             return;
         }
     }
@@ -309,7 +316,7 @@ mod tests {
         ] {
             assert!(long.len() > MAX_LEN, "{long}");
             let arguments: Vec<String> = arguments.iter().map(|a: &&str| (*a).to_owned()).collect();
-            assert_eq!(readable(long, &arguments).as_deref(), Some(short), "{long}");
+            assert_eq!(readable(long, &arguments, false).as_deref(), Some(short), "{long}");
         }
     }
 
@@ -317,8 +324,25 @@ mod tests {
     fn a_shortened_name_yields_then_falls_back_to_its_hash() {
         let op = Operation::bare(crate::resolve::Method::Get, "/x");
         let long = "delete_admissionregistration_v1_collection_validating_webhook_configuration";
-        assert_eq!(fitted(long, &op), [("delete_collection_validating_webhook_config".to_owned(), 1), (fit(long), 0)]);
+        assert_eq!(
+            fitted(long, &op),
+            [
+                ("delete_collection_validating_webhook_config".to_owned(), 1),
+                ("delete_v1_collection_validating_webhook_config".to_owned(), 1),
+                (fit(long), 0)
+            ]
+        );
         assert_eq!(fitted("list_users", &op), [("list_users".to_owned(), 0)]);
+        // Versions go first; where that is not enough to part two names, a shortening keeps them.
+        let long = "delete_autoscaling_v2_collection_namespaced_horizontal_pod_autoscaler";
+        assert_eq!(
+            fitted(long, &op),
+            [
+                ("delete_collection_namespaced_horizontal_pod_autoscaler".to_owned(), 1),
+                ("delete_v2_collection_namespaced_horizontal_pod_autoscaler".to_owned(), 1),
+                (fit(long), 0)
+            ]
+        );
         // No verb to keep while parents go, no qualifier, no restatement: only the hash.
         let long = "game_center_enabled_versions_compatible_versions_create_to_many_relationship";
         assert_eq!(fitted(long, &op), [(fit(long), 0)]);
