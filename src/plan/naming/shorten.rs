@@ -198,8 +198,8 @@ fn restates(words: &[String], k: usize) -> bool {
 const QUALIFIERS: &[&str] = &["and", "at", "by", "for", "from", "in", "on", "per", "using", "via", "with", "within"];
 
 /// `get_operations_flightstatus_arrivals_by_airport_code_and_from_date_time` →
-/// `get_operations_flightstatus_arrivals`: trailing clauses that only name the arguments
-/// (`airportCode`, `fromDateTime`), which the input schema says anyway. A clause that names
+/// `get_operations_flightstatus_arrivals_by_airport_code`: trailing clauses that only name the
+/// arguments (`airportCode`, `fromDateTime`), which the input schema says anyway. A clause that names
 /// something else (`by_create_subscription_permission`) says what the tool does, and stays.
 fn drop_argument_clauses(words: &mut Vec<String>, arguments: &[String]) {
     let names_argument = |w: &str| {
