@@ -578,13 +578,12 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(Stri
     let mut out = Vec::with_capacity(specs.len());
     let mut regrouped: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (k, spec) in specs.iter().enumerate() {
-        if spec.declared_name() {
-            out.push((spec.base_name(), spec.base_name()));
-        } else {
-            let Candidate { name, said, .. } = &candidates[k][level[k]];
+        let Candidate { name, said, .. } = &candidates[k][level[k]];
+        // A declared name is the team's: never renumbered.
+        if !spec.declared_name() {
             regrouped.entry(name.clone()).or_default().push(k);
-            out.push((name.clone(), said.clone()));
         }
+        out.push((name.clone(), said.clone()));
     }
     for (name, ks) in regrouped {
         // Indices went in ascending, and `specs` is in (path, method) order.

@@ -461,7 +461,7 @@ fn noun_read(snake: &str, method: Method, path: &str) -> Option<String> {
     if !matches!(method, Method::Get | Method::Head) {
         return None;
     }
-    let words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
+    let mut words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
     // `v3getFeedItemStatus`: a version before the verb.
     let glued = |w: &str| {
         let bare = w.strip_prefix('v').filter(|r| r.starts_with(|c: char| c.is_ascii_digit())).unwrap_or(w);
@@ -480,7 +480,6 @@ fn noun_read(snake: &str, method: Method, path: &str) -> Option<String> {
     }
     // A group that the method names again says it once (`Stops_StopsByGeolocation`,
     // `Errors_ErrorLocation`): the second, nearer the rest.
-    let mut words = words;
     say_once(&mut words, &[3, 2, 1], |a, b| singular(a) == singular(b));
     // The noun is the last word before a qualifier (`player_details` of `…_by_team`).
     let noun = *words.iter().take_while(|w| !PREPOSITIONS.contains(w)).last()?;

@@ -4,7 +4,7 @@
 //! Only when that cannot fit, or when two shortened names meet, does a name fall back to its
 //! front words and a hash of the whole, which two different names never share.
 
-use super::{MAX_LEN, is_action_verb, is_read_verb, singular};
+use super::{MAX_LEN, PREPOSITIONS, is_action_verb, is_read_verb, singular};
 use crate::resolve::{Operation, ParamLocation};
 
 /// The names a tool may be served as for this full name of `op`, most readable first, each with
@@ -235,7 +235,7 @@ fn drop_parents(words: &mut Vec<String>) {
         kept.remove(parent);
         // `change_status_of_the_origin…` does not become `change_of_the_origin…`.
         let next = kept[parent].as_str();
-        if QUALIFIERS.contains(&next) || matches!(next, "of" | "the" | "to") {
+        if QUALIFIERS.contains(&next) || PREPOSITIONS.contains(&next) || next == "the" {
             return;
         }
     }
@@ -323,31 +323,29 @@ mod tests {
     #[test]
     fn a_shortened_name_yields_then_falls_back_to_its_hash() {
         let op = Operation::bare(crate::resolve::Method::Get, "/x");
-        let long = "delete_admissionregistration_v1_collection_validating_webhook_configuration";
-        assert_eq!(
-            fitted(long, &op),
-            [
-                ("delete_collection_validating_webhook_config".to_owned(), 1),
-                ("delete_v1_collection_validating_webhook_config".to_owned(), 1),
-                (fit(long), 0)
-            ]
-        );
         assert_eq!(fitted("list_users", &op), [("list_users".to_owned(), 0)]);
-        // Versions go first; where that is not enough to part two names, a shortening keeps them.
-        let long = "delete_autoscaling_v2_collection_namespaced_horizontal_pod_autoscaler";
-        assert_eq!(
-            fitted(long, &op),
-            [
-                ("delete_collection_namespaced_horizontal_pod_autoscaler".to_owned(), 1),
-                ("delete_v2_collection_namespaced_horizontal_pod_autoscaler".to_owned(), 1),
-                (fit(long), 0)
-            ]
-        );
-        // No verb to keep while parents go, no qualifier, no restatement: only the hash.
-        let long = "game_center_enabled_versions_compatible_versions_create_to_many_relationship";
-        assert_eq!(fitted(long, &op), [(fit(long), 0)]);
-        // `change_status_of_the_origin…` does not lose its `status`.
-        let long = "change_status_of_the_origin_allowlist_v1_allowlist_private_allowlist_id_origin_put";
-        assert_eq!(fitted(long, &op), [(fit(long), 0)]);
+        for (long, shortened) in [
+            // Versions go first; where that is not enough to part two names, a shortening keeps
+            // them.
+            (
+                "delete_admissionregistration_v1_collection_validating_webhook_configuration",
+                &["delete_collection_validating_webhook_config", "delete_v1_collection_validating_webhook_config"][..],
+            ),
+            (
+                "delete_autoscaling_v2_collection_namespaced_horizontal_pod_autoscaler",
+                &[
+                    "delete_collection_namespaced_horizontal_pod_autoscaler",
+                    "delete_v2_collection_namespaced_horizontal_pod_autoscaler",
+                ],
+            ),
+            // No verb to keep while parents go, no qualifier, no restatement: only the hash.
+            ("game_center_enabled_versions_compatible_versions_create_to_many_relationship", &[]),
+            // `change_status_of_the_origin…` does not lose its `status`.
+            ("change_status_of_the_origin_allowlist_v1_allowlist_private_allowlist_id_origin_put", &[]),
+        ] {
+            let want: Vec<(String, u32)> =
+                shortened.iter().map(|s| ((*s).to_owned(), 1)).chain([(fit(long), 0)]).collect();
+            assert_eq!(fitted(long, &op), want, "{long}");
+        }
     }
 }
