@@ -650,3 +650,51 @@ fn odata_routes_are_named_from_the_route_and_long_ones_keep_their_end() {
     // The same names whatever the order of the document (T5).
     assert_eq!(names(&[6, 5, 4, 3, 2, 1, 0]), got);
 }
+
+#[test]
+fn json_api_links_and_verbs_of_two_words_read_as_actions() {
+    // App Store Connect's link ids and GitHub's `create-or-update`, `re-run` ids name their verb
+    // after a namespace or last; each becomes one verb_noun name (T1), and removing a link is
+    // destructive (T3).
+    let spec = r##"
+openapi: 3.0.3
+info: {title: Links, version: "1"}
+paths:
+  /v1/betaGroups/{id}/relationships/betaTesters:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    get: {operationId: betaGroups-betaTesters-get_to_many_relationship, responses: {"200": {description: ok}}}
+    post: {operationId: betaGroups-betaTesters-create_to_many_relationship, responses: {"204": {description: ok}}}
+    delete: {operationId: betaGroups-betaTesters-delete_to_many_relationship, responses: {"204": {description: ok}}}
+  /v1/betaGroups/{id}/betaTesters:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    get: {operationId: betaGroups-betaTesters-get_to_many_related, responses: {"200": {description: ok}}}
+  /repos/{owner}/{repo}/actions/secrets/{secret_name}:
+    parameters:
+      - {name: owner, in: path, required: true, schema: {type: string}}
+      - {name: repo, in: path, required: true, schema: {type: string}}
+      - {name: secret_name, in: path, required: true, schema: {type: string}}
+    put: {operationId: actions/create-or-update-repo-secret, responses: {"204": {description: ok}}}
+  /repos/{owner}/{repo}/actions/runs/{run_id}/rerun:
+    parameters:
+      - {name: owner, in: path, required: true, schema: {type: string}}
+      - {name: repo, in: path, required: true, schema: {type: string}}
+      - {name: run_id, in: path, required: true, schema: {type: integer}}
+    post: {operationId: actions/re-run-workflow, responses: {"201": {description: ok}}}
+"##;
+    assert_eq!(
+        sorted_names(spec),
+        [
+            "add_beta_group_beta_testers",
+            "create_or_update_action_repo_secret",
+            "list_beta_group_beta_tester_ids",
+            "list_beta_groups_beta_testers",
+            "re_run_action_workflow",
+            "remove_beta_group_beta_testers",
+        ]
+    );
+    let catalog = compile(spec, None).catalog;
+    let tool = |name: &str| catalog.tools.iter().find(|t| t.name == name).unwrap();
+    assert!(tool("list_beta_group_beta_tester_ids").annotations.read_only);
+    assert!(tool("remove_beta_group_beta_testers").annotations.destructive);
+    assert!(!tool("add_beta_group_beta_testers").annotations.read_only);
+}

@@ -6,8 +6,9 @@
 use heck::ToSnakeCase;
 
 use super::{
-    ACTIONS, METHOD_VERBS, PREPOSITIONS, VERBS, finished, first_word, id_words, is_action_verb, is_collection_route,
-    is_method_word, is_noise, is_read_verb, is_verb, last_segment, singular, snake_words, verb_first,
+    ACTIONS, METHOD_VERBS, PREPOSITIONS, VERBS, compound_verb, finished, first_word, id_words, is_action_verb,
+    is_collection_route, is_method_word, is_noise, is_read_verb, is_verb, last_segment, singular, snake_words,
+    verb_first,
 };
 use crate::resolve::{Method, Operation};
 
@@ -201,6 +202,9 @@ pub(super) fn group_verb(id: &str, method: Method) -> Option<String> {
         return None;
     }
     // `CreateOrUpdate` is one verb of two.
+    if let Some((compound, used)) = compound_verb(&words) {
+        return verb_first(&compound, &[group], &words[used..]);
+    }
     if words[1] == "or" || words[1] == "and" {
         return None;
     }
@@ -445,7 +449,7 @@ mod tests {
             ("apps_transferToOrg", Method::Post, Some("transfer_app_to_org")),
             ("repoDeleteGitHook", Method::Delete, Some("delete_repo_git_hook")),
             ("monitoring_get_dropletLoad5Metrics", Method::Get, Some("get_monitoring_droplet_load5_metrics")),
-            // A GET of a noun phrase, a verb too far in, or one verb of two.
+            // A GET of a noun phrase or a verb too far in; one verb of two is said whole.
             ("orgAddTeamMember", Method::Put, Some("add_org_team_member")),
             ("order_return_items", Method::Get, None),
             ("actions/re-run-workflow", Method::Post, None),
@@ -453,7 +457,7 @@ mod tests {
             ("saveSyncConfig", Method::Post, None),
             ("batch_delete_things", Method::Post, None),
             ("Quote_Post_CreateQuote", Method::Post, None),
-            ("settings_create_or_update", Method::Put, None),
+            ("settings_create_or_update", Method::Put, Some("create_or_update_setting")),
         ];
         for (id, method, want) in cases {
             assert_eq!(group_verb(id, method).as_deref(), want, "{id}");

@@ -25,8 +25,14 @@ pub fn base_name(op: &Operation) -> String {
     {
         return name;
     }
-    let raw = match operation_id(op) {
-        Some(id) => route_prefixed(id, op)
+    // An operationId that leads with its verb says what the link route does in its own words.
+    let link = match operation_id(op) {
+        Some(id) if is_action_verb(&first_word(id)) => None,
+        _ => relationship_link(op.method, &op.path),
+    };
+    let raw = match (link, operation_id(op)) {
+        (Some(link), _) => link,
+        (None, Some(id)) => route_prefixed(id, op)
             .or_else(|| namespaced(id))
             .or_else(|| noun_verb(id, op.method, &op.path))
             .or_else(|| rpc_path(id, &op.path, op.method))
@@ -43,7 +49,7 @@ pub fn base_name(op: &Operation) -> String {
                     .or_else(|| noun_read(&snake, op.method, &op.path))
                     .unwrap_or(snake)
             }),
-        None => from_route(op.method, &op.path),
+        (None, None) => from_route(op.method, &op.path),
     };
     finished(&raw)
 }
@@ -297,6 +303,20 @@ pub fn is_action_verb(word: &str) -> bool {
     is_verb(word) || ACTION_VERBS.contains(&word)
 }
 
+/// A verb said in more than one word at the start of `words`: `create_or_update`, `add_or_replace`,
+/// Graph's `createOrGet`, GitHub's `re-run`. The verb and how many words it takes.
+pub fn compound_verb(words: &[String]) -> Option<(String, usize)> {
+    match words {
+        [first, or, second, ..]
+            if or == "or" && is_action_verb(first) && (is_action_verb(second) || is_read_verb(second)) =>
+        {
+            Some((format!("{first}_or_{second}"), 3))
+        }
+        [re, verb, ..] if re == "re" && is_action_verb(verb) => Some((format!("re_{verb}"), 2)),
+        _ => None,
+    }
+}
+
 /// The first word of a name, lowercased (`DeleteDBProxy` → `delete`).
 pub fn first_word(name: &str) -> String {
     snake_words(name).into_iter().next().unwrap_or_default()
@@ -348,9 +368,7 @@ fn noun_verb(id: &str, method: Method, path: &str) -> Option<String> {
         ("post", Method::Post) => "create".to_owned(),
         (first, _) if is_transport_word(first) => return None,
         // `CreateOrUpdate`: one verb of two.
-        (first, _) if words.get(1).is_some_and(|w| w == "or") && words.get(2).is_some_and(|w| is_action_verb(w)) => {
-            format!("{first}_or_{}", words[2])
-        }
+        _ if let Some((compound, _)) = compound_verb(&words) => compound,
         // A GET reads: `Line_StopPoints` names the stop points of a line.
         (first, Method::Get | Method::Head) if !is_read_verb(first) => return None,
         // NSwag's `Users_Get` on `GET /api/v2/Users` reads the collection: a list.
@@ -653,11 +671,14 @@ const PREPOSITIONS: &[&str] = &["for", "in", "on", "by", "to", "from", "with", "
 fn namespaced(id: &str) -> Option<String> {
     let parts = method_parts(id);
     let (last, namespace) = parts.split_last()?;
-    let verb = last.first()?.as_str();
-    if namespace.is_empty() || !is_verb(verb) {
+    let (verb, used) = match compound_verb(last) {
+        Some(compound) => compound,
+        None => (last.first().filter(|w| is_verb(w))?.clone(), 1),
+    };
+    if namespace.is_empty() {
         return None;
     }
-    verb_first(verb, namespace, &last[1..])
+    verb_first(&verb, namespace, &last[used..])
 }
 
 /// `admin.apps.approve` → `[[admin], [apps], [approve]]`, each part's words in snake case.
@@ -928,6 +949,41 @@ pub fn singular(word: &str) -> String {
     word.to_owned()
 }
 
+/// A JSON:API relationship route (`/v1/betaGroups/{id}/relationships/betaTesters`) acts on the
+/// links between two resources, not on either resource, as the JSON:API specification defines
+/// each method: `add_beta_group_beta_testers` (POST), `remove_…` (DELETE), `replace_…` (PATCH of
+/// a to-many link; `set_…` of a to-one), `list_beta_group_beta_tester_ids` (GET; `get_…_id` of a
+/// to-one). App Store Connect's ids (`betaGroups-betaTesters-create_to_many_relationship`) and
+/// routes without ids (Up's `/transactions/{transactionId}/relationships/tags`) name no verb;
+/// OSF's ids name the wrong one (`collections_linked_nodes_relationships_create` on a GET).
+fn relationship_link(method: Method, path: &str) -> Option<String> {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    // OSF writes the link's name first (`/collections/{id}/linked_nodes/relationships/`).
+    let (parent, id, related) = match segments.as_slice() {
+        [.., parent, id, "relationships", related] | [.., parent, id, related, "relationships"] => {
+            (parent, id, related)
+        }
+        _ => return None,
+    };
+    let plain = |s: &str| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !id.starts_with('{') || !plain(parent) || !plain(related) {
+        return None;
+    }
+    let parent = singular(&parent.to_snake_case());
+    let related = related.to_snake_case();
+    let one = singular(&related);
+    let to_many = one != related;
+    Some(match (method, to_many) {
+        (Method::Get, true) => format!("list_{parent}_{one}_ids"),
+        (Method::Get, false) => format!("get_{parent}_{one}_id"),
+        (Method::Post, _) => format!("add_{parent}_{related}"),
+        (Method::Delete, _) => format!("remove_{parent}_{related}"),
+        (Method::Patch | Method::Put, true) => format!("replace_{parent}_{related}"),
+        (Method::Patch | Method::Put, false) => format!("set_{parent}_{related}"),
+        _ => return None,
+    })
+}
+
 fn from_route(method: Method, path: &str) -> String {
     // Static segments with the position of the parameter that follows each, if any.
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
@@ -1078,6 +1134,11 @@ mod tests {
             ("repos/merge-upstream", Some("merge_repo_upstream")),
             ("users/block", Some("block_user")),
             ("markdown/render-raw", Some("render_markdown_raw")),
+            // A verb of two words stays whole, before the namespace.
+            ("actions/create-or-update-org-secret", Some("create_or_update_action_org_secret")),
+            ("teams/add-or-update-membership-for-user", Some("add_or_update_team_membership_for_user")),
+            ("actions/re-run-workflow", Some("re_run_action_workflow")),
+            ("app.onlineMeetings.createOrGet", Some("create_or_get_app_online_meeting")),
             ("chat.meMessage", None),
             ("compute.instances.aggregatedList", None),
             ("/create", None),
@@ -1243,6 +1304,56 @@ mod tests {
             ("get_customers", get, "/#Action=GetCustomers", None),
         ] {
             assert_eq!(method_prefixed(snake, method, path).as_deref(), want, "{snake}");
+        }
+    }
+
+    #[test]
+    fn json_api_relationship_routes_name_the_links() {
+        let op = |method, path: &str, id: Option<&str>| Operation {
+            operation_id: id.map(str::to_owned),
+            ..Operation::bare(method, path)
+        };
+        let testers = "/v1/betaGroups/{id}/relationships/betaTesters";
+        let build = "/v1/appStoreVersions/{id}/relationships/build";
+        for (op, want) in [
+            (
+                op(Method::Post, testers, Some("betaGroups-betaTesters-create_to_many_relationship")),
+                "add_beta_group_beta_testers",
+            ),
+            (
+                op(Method::Delete, testers, Some("betaGroups-betaTesters-delete_to_many_relationship")),
+                "remove_beta_group_beta_testers",
+            ),
+            (
+                op(Method::Patch, testers, Some("betaGroups-betaTesters-replace_to_many_relationship")),
+                "replace_beta_group_beta_testers",
+            ),
+            (
+                op(Method::Get, testers, Some("betaGroups-betaTesters-get_to_many_relationship")),
+                "list_beta_group_beta_tester_ids",
+            ),
+            (
+                op(Method::Get, build, Some("appStoreVersions-build-get_to_one_relationship")),
+                "get_app_store_version_build_id",
+            ),
+            (
+                op(Method::Patch, build, Some("appStoreVersions-build-update_to_one_relationship")),
+                "set_app_store_version_build",
+            ),
+            (op(Method::Post, "/transactions/{transactionId}/relationships/tags", None), "add_transaction_tags"),
+            (
+                op(
+                    Method::Get,
+                    "/collections/{id}/linked_nodes/relationships/",
+                    Some("collections_linked_nodes_relationships_create"),
+                ),
+                "list_collection_linked_node_ids",
+            ),
+            // An id that leads with its verb says it; the related resources' own route is no link.
+            (op(Method::Post, testers, Some("addBetaTestersToGroup")), "add_beta_testers_to_group"),
+            (op(Method::Get, "/v1/betaGroups/{id}/betaTesters", None), "list_beta_group_beta_testers"),
+        ] {
+            assert_eq!(base_name(&op), want, "{} {}", op.method.as_lower(), op.path);
         }
     }
 

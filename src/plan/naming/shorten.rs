@@ -4,7 +4,7 @@
 //! Only when that cannot fit, or when two shortened names meet, does a name fall back to its
 //! front words and a hash of the whole, which two different names never share.
 
-use super::{MAX_LEN, PREPOSITIONS, is_action_verb, is_read_verb, singular};
+use super::{MAX_LEN, PREPOSITIONS, compound_verb, is_action_verb, is_read_verb, singular};
 use crate::resolve::{Operation, ParamLocation};
 
 /// The names a tool may be served as for this full name of `op`, most readable first, each with
@@ -225,13 +225,16 @@ fn drop_argument_clauses(words: &mut Vec<String>, arguments: &[String]) {
 /// `delete_collection_validating_webhook_config`: after a verb come the API's groups and parent
 /// resources, most general first, and the resource acted on last; the parents go first.
 fn drop_parents(words: &mut Vec<String>) {
-    if !words.first().is_some_and(|w| is_action_verb(w) || is_read_verb(w)) {
-        return;
-    }
+    // A verb of more than one word (`create_or_update`) stays whole.
+    let verb = match compound_verb(words) {
+        Some((_, used)) => used,
+        None if words.first().is_some_and(|w| is_action_verb(w) || is_read_verb(w)) => 1,
+        None => return,
+    };
     let mut kept = words.clone();
-    while length(&kept) > MAX_LEN && kept.len() > 3 {
+    while length(&kept) > MAX_LEN && kept.len() > verb + 2 {
         // A version that is kept stays: it is what tells this name from its siblings.
-        let Some(parent) = (1..kept.len() - 2).find(|&i| !is_version(&kept[i])) else { return };
+        let Some(parent) = (verb..kept.len() - 2).find(|&i| !is_version(&kept[i])) else { return };
         kept.remove(parent);
         // `change_status_of_the_origin…` does not become `change_of_the_origin…`.
         let next = kept[parent].as_str();
@@ -306,6 +309,12 @@ mod tests {
                 "get_operations_flightstatus_arrivals_by_airport_code_and_from_date_time",
                 &["airportcode", "fromdatetime"],
                 "get_operations_flightstatus_arrivals_by_airport_code",
+            ),
+            // A verb of two words stays whole while parents go.
+            (
+                "create_or_update_managed_database_vulnerability_assessment_rule_baseline",
+                &[],
+                "create_or_update_db_vulnerability_assessment_rule_baseline",
             ),
             // A clause that says what the tool does stays; a parent goes instead.
             (
