@@ -449,6 +449,8 @@ mod tests {
             ("apps_transferToOrg", Method::Post, Some("transfer_app_to_org")),
             ("repoDeleteGitHook", Method::Delete, Some("delete_repo_git_hook")),
             ("monitoring_get_dropletLoad5Metrics", Method::Get, Some("get_monitoring_droplet_load5_metrics")),
+            ("databases_destroy_cluster", Method::Delete, Some("destroy_database_cluster")),
+            ("apps_revert_rollback", Method::Post, Some("revert_app_rollback")),
             // A GET of a noun phrase or a verb too far in; one verb of two is said whole.
             ("orgAddTeamMember", Method::Put, Some("add_org_team_member")),
             ("order_return_items", Method::Get, None),
