@@ -47,6 +47,7 @@ pub(super) fn verb_last(id: &str, method: Method, path: &str) -> Option<String> 
         (&["batch", "create"], "batch_create", &[Post]),
         (&["partial", "update"], "partial_update", &[Patch]),
         (&["id", "get"], "get", &[Get]),
+        (&["get", "id"], "get", &[Get]),
         (&["id", "put"], "update", &[Put]),
         (&["id", "patch"], "patch", &[Patch]),
         (&["id", "delete"], "delete", &[Delete]),
@@ -469,6 +470,7 @@ mod tests {
             Some("list_bank_transfers")
         );
         assert_eq!(verb_last("bankTransferList", Method::Post, "/bank_transfer/all").as_deref(), None);
+        assert_eq!(verb_last("chart_axes_get_id", Method::Get, "/Charts/Axes/{id}").as_deref(), Some("get_chart_axis"));
         assert_eq!(route_verb("bankTransferCancel", "/bank_transfer/cancel").as_deref(), Some("cancel_bank_transfer"));
         assert_eq!(route_verb("bankTransferCancel", "/bank_transfer/{id}").as_deref(), None);
         assert_eq!(route_verb("readAppsV1NamespacedDeploymentScale", "/apis/apps/v1/deployments/{name}/scale"), None);

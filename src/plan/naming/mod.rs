@@ -909,6 +909,10 @@ pub fn singular(word: &str) -> String {
     if lower == "ids" {
         return word[..2].to_owned();
     }
+    // Not `taxes`, `faxes`: only the word itself.
+    if lower == "axes" {
+        return format!("{}is", &word[..2]);
+    }
     // `aliases`, `statuses`: nouns in `s` that take `es` (not `databases` nor `houses`).
     const TAKE_ES: &[&str] = &["alias", "atlas", "bias", "bonus", "campus", "canvas", "census", "status", "virus"];
     if TAKE_ES.iter().any(|one| lower.ends_with(one)) || lower == "bus" || lower == "gas" {
