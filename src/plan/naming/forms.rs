@@ -278,6 +278,9 @@ pub fn scoped_names(op: &Operation, api: &str) -> Vec<String> {
 /// preposition (`by_content`): it names no action.
 fn method_verb(words: &[String]) -> Option<(String, Vec<String>)> {
     let first = words.first()?.as_str();
+    if let Some((compound, used)) = compound_verb(words) {
+        return Some((compound, words[used..].to_vec()));
+    }
     if is_verb(first) {
         return Some((first.to_owned(), words[1..].to_vec()));
     }
@@ -353,6 +356,7 @@ mod tests {
             ("domains.photos.batchGet", vec!["batch_get_photos"]),
             ("domains.flightclass.addmessage", vec!["add_flightclass_message"]),
             ("domains.proposals.setupcomplete", vec!["setup_proposal_complete"]),
+            ("domains.apps.tokens.tags.createOrUpdate", vec!["create_or_update_tag"]),
         ];
         for (id, want) in cases {
             let got = scoped_names(&with_id(Method::Post, "/x", id), "domains");

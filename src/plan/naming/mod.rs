@@ -621,10 +621,10 @@ pub(crate) fn is_collection_route(path: &str) -> bool {
 fn route_prefixed(id: &str, op: &Operation) -> Option<String> {
     let name = id.strip_prefix(op.method.as_lower())?.strip_prefix('-')?.strip_prefix(op.path.as_str())?;
     let words = snake_words(name.strip_prefix('_')?);
-    let verb = words.first()?.as_str();
-    if !is_action_verb(verb) {
-        return None;
-    }
+    let (verb, used) = match compound_verb(&words) {
+        Some(compound) => compound,
+        None => (words.first().filter(|w| is_action_verb(w))?.clone(), 1),
+    };
     // The last segment that is a resource: not a parameter, a version, an action (`/delete`)
     // nor a word of the method.
     let noun = op
@@ -636,7 +636,7 @@ fn route_prefixed(id: &str, op: &Operation) -> Option<String> {
     let namespace = vec![snake_words(noun)];
     match lists_all(&words) {
         Some(rest) => verb_first("list", &namespace, rest),
-        None => verb_first(verb, &namespace, &words[1..]),
+        None => verb_first(&verb, &namespace, &words[used..]),
     }
 }
 
@@ -1378,6 +1378,7 @@ mod tests {
                 "update_subscription_batch",
             ),
             (op(Method::Post, "/marketing/v3/events/delete", "archive"), "archive_event"),
+            (op(Method::Put, "/automation/v4/functions/{functionId}", "createOrReplace"), "create_or_replace_function"),
         ] {
             assert_eq!(base_name(&op), want);
         }
