@@ -13,7 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
-use super::{MAX_LEN, finished, is_action_verb, is_noise, last_segment, singular, snake_words};
+use super::{MAX_LEN, compound_verb, finished, is_action_verb, is_noise, last_segment, singular, snake_words};
 use crate::resolve::{Method, Operation};
 
 /// How many shortened names an operation may try when its full name is too long.
@@ -358,7 +358,8 @@ fn phrase(mut words: Vec<String>) -> (Vec<String>, Vec<String>) {
         _ => 0,
     };
     let object: Vec<String> = words.drain(..lead).collect();
-    let mut n = 1;
+    // `createOrGet` is one verb.
+    let mut n = compound_verb(&words).map_or(1, |(_, used)| used);
     while n < words.len() && modifier(&words[n - 1]) {
         n += 1;
     }
@@ -535,6 +536,12 @@ mod tests {
                 "forward_group_event_instance",
             ),
             (Post, "/me/microsoft.graph.sendMail", "me.sendMail", "send_me_mail"),
+            (
+                Post,
+                "/me/onlineMeetings/microsoft.graph.createOrGet",
+                "me.onlineMeetings.createOrGet",
+                "create_or_get_me_online_meetings",
+            ),
             (Post, "/users/{user-id}/microsoft.graph.assignLicense", "users.user.assignLicense", "assign_user_license"),
             (
                 Post,
