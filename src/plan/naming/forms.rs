@@ -7,8 +7,8 @@ use heck::ToSnakeCase;
 
 use super::{
     ACTIONS, METHOD_VERBS, PREPOSITIONS, VERBS, compound_verb, finished, first_word, id_words, is_action_verb,
-    is_collection_route, is_method_word, is_noise, is_read_verb, is_verb, last_segment, singular, snake_words,
-    verb_first,
+    is_collection_route, is_method_word, is_noise, is_read_verb, is_verb, last_segment, leading_verb, singular,
+    snake_words, verb_first,
 };
 use crate::resolve::{Method, Operation};
 
@@ -278,11 +278,8 @@ pub fn scoped_names(op: &Operation, api: &str) -> Vec<String> {
 /// preposition (`by_content`): it names no action.
 fn method_verb(words: &[String]) -> Option<(String, Vec<String>)> {
     let first = words.first()?.as_str();
-    if let Some((compound, used)) = compound_verb(words) {
-        return Some((compound, words[used..].to_vec()));
-    }
-    if is_verb(first) {
-        return Some((first.to_owned(), words[1..].to_vec()));
+    if let Some((verb, used)) = leading_verb(words, is_verb) {
+        return Some((verb, words[used..].to_vec()));
     }
     if PREPOSITIONS.contains(&first) {
         return None;

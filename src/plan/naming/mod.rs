@@ -26,11 +26,12 @@ pub fn base_name(op: &Operation) -> String {
         return name;
     }
     // An operationId that leads with its verb says what the link route does in its own words.
-    let link = match operation_id(op) {
+    let id = operation_id(op);
+    let link = match id {
         Some(id) if is_action_verb(&first_word(id)) => None,
         _ => relationship_link(op.method, &op.path),
     };
-    let raw = match (link, operation_id(op)) {
+    let raw = match (link, id) {
         (Some(link), _) => link,
         (None, Some(id)) => route_prefixed(id, op)
             .or_else(|| namespaced(id))
@@ -317,6 +318,12 @@ pub fn compound_verb(words: &[String]) -> Option<(String, usize)> {
         [re, verb, ..] if re == "re" && is_action_verb(verb) => Some((format!("re_{verb}"), 2)),
         _ => None,
     }
+}
+
+/// The verb `words` lead with: a [`compound_verb`], else the first word when `is_verb_here` says
+/// it is one (each form has its own list). The verb and how many words it takes.
+pub(super) fn leading_verb(words: &[String], is_verb_here: impl Fn(&str) -> bool) -> Option<(String, usize)> {
+    compound_verb(words).or_else(|| words.first().filter(|w| is_verb_here(w)).map(|w| (w.clone(), 1)))
 }
 
 /// The first word of a name, lowercased (`DeleteDBProxy` → `delete`).
@@ -621,10 +628,7 @@ pub(crate) fn is_collection_route(path: &str) -> bool {
 fn route_prefixed(id: &str, op: &Operation) -> Option<String> {
     let name = id.strip_prefix(op.method.as_lower())?.strip_prefix('-')?.strip_prefix(op.path.as_str())?;
     let words = snake_words(name.strip_prefix('_')?);
-    let (verb, used) = match compound_verb(&words) {
-        Some(compound) => compound,
-        None => (words.first().filter(|w| is_action_verb(w))?.clone(), 1),
-    };
+    let (verb, used) = leading_verb(&words, is_action_verb)?;
     // The last segment that is a resource: not a parameter, a version, an action (`/delete`)
     // nor a word of the method.
     let noun = op
@@ -673,10 +677,7 @@ const PREPOSITIONS: &[&str] = &["for", "in", "on", "by", "to", "from", "with", "
 fn namespaced(id: &str) -> Option<String> {
     let parts = method_parts(id);
     let (last, namespace) = parts.split_last()?;
-    let (verb, used) = match compound_verb(last) {
-        Some(compound) => compound,
-        None => (last.first().filter(|w| is_verb(w))?.clone(), 1),
-    };
+    let (verb, used) = leading_verb(last, is_verb)?;
     if namespace.is_empty() {
         return None;
     }
