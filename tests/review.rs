@@ -698,3 +698,90 @@ paths:
     assert!(tool("remove_beta_group_beta_testers").annotations.destructive);
     assert!(!tool("add_beta_group_beta_testers").annotations.read_only);
 }
+
+#[test]
+fn reads_served_on_post_are_read_only_unless_anything_says_they_write() {
+    // A search or a filter travels in a body, AWS's JSON protocol posts every action: such a
+    // read is not a write (T3), takes no idempotency key (R7) and pages like a GET (H1). Any
+    // word of a write, a credential or a GraphQL route keeps a POST a write (D4).
+    let spec = r##"
+openapi: 3.0.3
+info: {title: Posts, version: "1"}
+paths:
+  /v1/databases/{id}/query:
+    post:
+      operationId: queryDatabase
+      summary: Query a database
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      requestBody: {content: {application/json: {schema: {type: object, properties: {filter: {type: object}}}}}}
+      responses: {"200": {description: ok}}
+  /#X-Amz-Target=Streams.ListStreams:
+    post:
+      operationId: ListStreams
+      description: Lists your streams.
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {NextToken: {type: string}, Limit: {type: integer}}}
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {type: object, properties: {Streams: {type: array, items: {type: string}}, NextToken: {type: string}}}
+  /#X-Amz-Target=Identity.GetId:
+    post: {operationId: GetId, description: "Generates (or retrieves) an identity id.", responses: {"200": {description: ok}}}
+  /channels/{type}/query:
+    post:
+      operationId: GetOrCreateChannel
+      parameters: [{name: type, in: path, required: true, schema: {type: string}}]
+      responses: {"201": {description: ok}}
+  /account/events/{eventId}/read:
+    post:
+      operationId: eventRead
+      parameters: [{name: eventId, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: ok}}
+  /lists/{id}/follow:
+    post:
+      operationId: listFollow
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: ok}}
+  /members/{name}/regenerateApiKeys:
+    post:
+      operationId: Members_ListRegenerateApiKeys
+      parameters: [{name: name, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: ok}}
+  /oauth/access_token:
+    post: {operationId: getAccessToken, responses: {"200": {description: ok}}}
+  /graphql:
+    post: {operationId: query, responses: {"200": {description: ok}}}
+"##;
+    let catalog = compile(spec, None).catalog;
+    let tool =
+        |name: &str| {
+            catalog.tools.iter().find(|t| t.name == name).unwrap_or_else(|| {
+                panic!("no {name} in {:?}", catalog.tools.iter().map(|t| &t.name).collect::<Vec<_>>())
+            })
+        };
+    for name in ["query_database", "list_streams"] {
+        let t = tool(name);
+        assert!(t.annotations.read_only && t.annotations.idempotent && !t.annotations.destructive, "{name}");
+        assert!(t.key.is_none(), "{name}: a read takes no key (R7)");
+        assert!(t.input_schema["properties"].get("idempotency_key").is_none(), "{name}");
+    }
+    assert!(tool("list_streams").pagination.is_some(), "a POST read pages like a GET");
+    let writes: Vec<&str> = catalog
+        .tools
+        .iter()
+        .filter(|t| !["query_database", "list_streams"].contains(&t.name.as_str()))
+        .inspect(|t| assert!(!t.annotations.read_only, "{} claims to read only", t.name))
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(writes.len(), 7, "{writes:?}");
+    // `POST …/read` marks the event read: no reading verb in its name either.
+    assert!(writes.iter().all(|n| !n.starts_with("get_event")), "{writes:?}");
+    // The team's word wins both ways.
+    let overlay = "mcp-gen: 1\ntools:\n  query_database:\n    operation: queryDatabase\n    effects: {read_only: false, reversible: true, approver: none, on_repeat: replay}\n";
+    let catalog = compile(spec, Some(overlay)).catalog;
+    assert!(!catalog.tools.iter().find(|t| t.name == "query_database").unwrap().annotations.read_only);
+}

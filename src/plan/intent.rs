@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::{Annotations, Arg, Fixed, Target, Tool, naming};
 use crate::diag::{Diagnostic, Report, codes, join_pointer};
 use crate::overlay::{Effects, OnRepeat, ToolIntent};
-use crate::resolve::Defs;
+use crate::resolve::{Defs, Method};
 
 /// Verbs whose effect removes or undoes something: such tools are destructive (D4: never
 /// understate) whatever method carries them.
@@ -91,10 +91,109 @@ fn action_verb(tool: &Tool, derived: &str) -> String {
     }
 }
 
+/// Verbs of the reads APIs serve on POST because the question travels in a body: a search or a
+/// filter (Notion's database query, Square's `SearchOrders`, Autotask's `query`), AWS's JSON
+/// protocol (`DescribeStream`, `ListTables`, `GetItem`). Words that also name a write on some
+/// APIs are not here: `read` (Mastodon's `conversations/{id}/read` marks as read), `scan` (starts
+/// one), `retrieve` (`RetrieveTapeArchive` moves a tape), `check`, `validate`.
+const POST_READ_VERBS: &[&str] = &["count", "describe", "fetch", "find", "get", "list", "lookup", "query", "search"];
+
+/// Words of a route or a name that issue or use credentials: a token made by a POST is a write.
+const CREDENTIAL_WORDS: &[&str] =
+    &["token", "tokens", "authenticate", "authentication", "login", "logon", "signin", "otp", "password"];
+
+/// Whether a POST only reads (T3: every tool looking like a write is the peers' failing): the verb
+/// its name leads with is one of [`POST_READ_VERBS`] (a single one: `get_or_create` writes), and
+/// nothing else says it writes — no write verb among the operationId's or the route's last
+/// segment's words (`ListRegenerateApiKeys`, `/oauth2/revoke`), nor in the verb the description
+/// opens with ("Generates (or retrieves) an id"), no credentials, no GraphQL route (queries and
+/// mutations share it). Never a guess the other way: D4 forbids a writer that claims to read, so
+/// any doubt leaves the POST a write, and an overlay's `effects: {read_only: true}` says the rest.
+fn reads_by_post(tool: &Tool, derived: &str) -> bool {
+    let op = &tool.operation;
+    if op.method != Method::Post || op.path.to_ascii_lowercase().contains("graphql") {
+        return false;
+    }
+    let named: Vec<String> = derived.split('_').map(str::to_owned).collect();
+    let reads =
+        naming::compound_verb(&named).is_none() && named.first().is_some_and(|v| POST_READ_VERBS.contains(&v.as_str()));
+    if !reads || writes_word(&naming::first_word(&tool.name)) {
+        return false;
+    }
+    let id_words = op.operation_id.as_deref().map(naming::snake_words).unwrap_or_default();
+    let route = op.path.rsplit('/').find(|s| !s.is_empty() && !s.starts_with('{')).unwrap_or_default();
+    // An RPC route's action is its operation's name, already read above.
+    let route_words = if naming::is_rpc_route(&op.path) { Vec::new() } else { naming::snake_words(route) };
+    let said = |w: &String| WRITE_VERBS.contains(&w.as_str()) || CREDENTIAL_WORDS.contains(&w.as_str());
+    // A POST to `…/{id}/read` or `…/seen` marks the item (Linode's `eventRead`).
+    let marks = |w: &String| matches!(w.as_str(), "read" | "unread" | "seen" | "unseen" | "mark");
+    if naming::compound_verb(&id_words).is_some()
+        || id_words.iter().chain(&route_words).chain(&named).any(said)
+        || route_words.iter().any(marks)
+        || route_words.first().is_some_and(|w| writes_word(w))
+    {
+        return false;
+    }
+    // The opening word's letters: "Assign/Unassign items" opens with `assign`.
+    let opening = tool.description.split(|c: char| !c.is_ascii_alphabetic()).find(|w| !w.is_empty());
+    !opening.is_some_and(|w| writes_word(&w.to_ascii_lowercase()))
+}
+
+/// Verbs, besides [`WRITE_VERBS`], that a description opening with them ("Generates (or retrieves)
+/// an id", "Causes a user to follow a list", "Initiate the generation of a report") or a route
+/// ending in them (`/lists/{id}/follow`) says the operation writes.
+const WRITE_WORDS: &[&str] = &[
+    "archive",
+    "begin",
+    "cause",
+    "claim",
+    "copy",
+    "follow",
+    "generate",
+    "import",
+    "initiate",
+    "issue",
+    "lock",
+    "mark",
+    "move",
+    "pay",
+    "pin",
+    "post",
+    "publish",
+    "refresh",
+    "refund",
+    "release",
+    "renew",
+    "reset",
+    "run",
+    "save",
+    "schedule",
+    "send",
+    "set",
+    "ship",
+    "start",
+    "store",
+    "subscribe",
+    "unfollow",
+    "unlock",
+    "unpin",
+    "unsubscribe",
+    "upload",
+];
+
+/// Whether a word is a write verb, as written or in the third person (`creates`, `issues`).
+fn writes_word(word: &str) -> bool {
+    let write = |w: &str| WRITE_VERBS.contains(&w) || WRITE_WORDS.contains(&w);
+    write(word) || word.strip_suffix('s').is_some_and(write) || word.strip_suffix("es").is_some_and(write)
+}
+
 /// Annotations from the method, then the verbs of the tool's name and of the name its operation
 /// would get (`derived`), then the team's stated effects.
 pub fn annotations(tool: &Tool, derived: &str, effects: Option<&Effects>) -> Annotations {
     let mut a = Annotations::from_method(tool.operation.method);
+    if reads_by_post(tool, derived) {
+        a = Annotations::from_method(Method::Get);
+    }
     // The derived name counts too: a name taken from the overlay, or the operationId as
     // written when derived names collide, may not start with the action's verb.
     let verbs = [&tool.name, derived].map(|n| n.split('_').next().unwrap_or_default());

@@ -70,7 +70,9 @@ pub(super) fn verb_last(id: &str, method: Method, path: &str) -> Option<String> 
     let (tail, verb, methods) = TAILS.iter().find(|(tail, _, _)| ends(tail))?;
     // An RPC route that ends with the verb says it whatever the method (Plaid's
     // `bankTransferList` is `POST /bank_transfer/list`).
-    let route_says = last_segment(path).is_some_and(|last| snake_words(last) == *tail);
+    // Not `POST …/read`: that marks the item as read (Linode's `eventRead`).
+    let route_says =
+        last_segment(path).is_some_and(|last| snake_words(last) == *tail) && (*tail != ["read"] || method == Get);
     // `issueGetMilestonesList` lists an issue's milestones: a `get` inside says nothing more.
     let mut resource: Vec<String> = words[..words.len() - tail.len()].iter().filter(|w| *w != "get").cloned().collect();
     // `search_users_list` already leads with its verb, `post_list` names no resource, and

@@ -690,7 +690,7 @@ fn method_parts(id: &str) -> Vec<Vec<String>> {
 }
 
 /// `listBranches` → `[list, branches]`: the words of a name part, in snake case.
-fn snake_words(part: &str) -> Vec<String> {
+pub(crate) fn snake_words(part: &str) -> Vec<String> {
     part.to_snake_case().split('_').filter(|w| !w.is_empty()).map(str::to_owned).collect()
 }
 
