@@ -47,11 +47,13 @@ const TOKEN_PATHS: &[&str] = &["token", "oauth", "revoke", "introspect"];
 pub fn lift(operations: &mut [Operation], schemes: &mut BTreeMap<String, SecurityScheme>) {
     for op in operations {
         let path = op.path.to_ascii_lowercase();
-        if TOKEN_PATHS.iter().any(|w| path.contains(w)) {
-            continue;
-        }
+        let token_path = TOKEN_PATHS.iter().any(|w| path.contains(w));
         for p in &mut op.parameters {
-            let Some(scheme) = declared(p, schemes).or_else(|| is_credential(p).then(|| made_for(p, schemes))) else {
+            let lifted = signature_part(p, schemes).or_else(|| {
+                (!token_path)
+                    .then(|| declared(p, schemes).or_else(|| is_credential(p).then(|| made_for(p, schemes))))?
+            });
+            let Some(scheme) = lifted else {
                 continue;
             };
             if !op.security.iter().any(|alt| alt.contains(&scheme)) {
@@ -65,6 +67,32 @@ pub fn lift(operations: &mut [Operation], schemes: &mut BTreeMap<String, Securit
             p.credential = Some(scheme);
         }
     }
+}
+
+/// The headers of an AWS Signature Version 4 request (every operation of the AWS descriptions
+/// declares them): the signer computes them for each request from the credential.
+const SIGNATURE_HEADERS: &[&str] = &[
+    "x-amz-algorithm",
+    "x-amz-content-sha256",
+    "x-amz-credential",
+    "x-amz-date",
+    "x-amz-security-token",
+    "x-amz-signature",
+    "x-amz-signedheaders",
+];
+
+/// The scheme whose signature a signing header is part of: the API key the spec declares in the
+/// `Authorization` header (AWS's `hmac`, "Amazon Signature authorization v4").
+fn signature_part(p: &Parameter, schemes: &BTreeMap<String, SecurityScheme>) -> Option<String> {
+    if p.location != ParamLocation::Header || !SIGNATURE_HEADERS.contains(&p.name.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    schemes.values().find_map(|s| match &s.kind {
+        SchemeKind::ApiKey { location: ParamLocation::Header, name } if name.eq_ignore_ascii_case("authorization") => {
+            Some(s.name.clone())
+        }
+        _ => None,
+    })
 }
 
 /// The API key scheme the spec declares for this parameter's name and place.
@@ -185,6 +213,45 @@ mod tests {
         assert!(ops[3].security.is_empty());
         assert_eq!(marks(&ops[4]), [None]);
         assert_eq!(schemes.len(), 4, "one scheme made per name and place: {:?}", schemes.keys());
+    }
+
+    #[test]
+    fn aws_signing_headers_are_part_of_the_signature_scheme() {
+        use ParamLocation::Header;
+        let mut schemes = BTreeMap::new();
+        schemes.insert(
+            "hmac".to_owned(),
+            SecurityScheme {
+                name: "hmac".to_owned(),
+                kind: SchemeKind::ApiKey { location: Header, name: "Authorization".to_owned() },
+                description: Some("Amazon Signature authorization v4".to_owned()),
+            },
+        );
+        let signed = vec![vec!["hmac".to_owned()]];
+        let headers = || {
+            vec![
+                param("X-Amz-Date", Header, false, ""),
+                param("X-Amz-Security-Token", Header, false, ""),
+                param("X-Amz-Target", Header, true, ""),
+            ]
+        };
+        // On a token route too: the signature is the caller's whatever the action is about.
+        let mut ops = vec![
+            op("/#X-Amz-Target=Codes.ListRepositories", signed.clone(), headers()),
+            op("/#X-Amz-Target=Ecr.GetAuthorizationToken", signed, headers()),
+        ];
+        lift(&mut ops, &mut schemes);
+        for op in &ops {
+            let marks: Vec<_> = op.parameters.iter().map(|p| p.credential.as_deref()).collect();
+            assert_eq!(marks, [Some("hmac"), Some("hmac"), None], "{}", op.path);
+            assert_eq!(op.security, [vec!["hmac".to_owned()]]);
+        }
+        assert_eq!(schemes.len(), 1, "no scheme made per header");
+        // Without a signature scheme they are left alone.
+        let mut none = BTreeMap::new();
+        let mut ops = vec![op("/x", Vec::new(), vec![param("X-Amz-Date", Header, false, "")])];
+        lift(&mut ops, &mut none);
+        assert_eq!(ops[0].parameters[0].credential, None);
     }
 
     #[test]
