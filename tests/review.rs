@@ -785,3 +785,78 @@ paths:
     let catalog = compile(spec, Some(overlay)).catalog;
     assert!(!catalog.tools.iter().find(|t| t.name == "query_database").unwrap().annotations.read_only);
 }
+
+#[test]
+fn an_aws_action_asks_only_for_what_its_body_reads() {
+    // AWS's descriptions: signing headers on every operation, the action's name in a one-value
+    // `X-Amz-Target` header, and `NextToken`/`MaxResults` both as query parameters and in the
+    // body. The model sees the body's fields only; the server signs, names the action and
+    // pages (T6, H1).
+    let spec = r##"
+openapi: 3.0.0
+info: {title: Streams, version: "2013-12-02"}
+components:
+  securitySchemes:
+    hmac: {type: apiKey, name: Authorization, in: header, description: Amazon Signature authorization v4}
+  schemas:
+    NextToken: {type: string, minLength: 1}
+  parameters:
+    X-Amz-Date: {name: X-Amz-Date, in: header, required: false, schema: {type: string}}
+    X-Amz-Signature: {name: X-Amz-Signature, in: header, required: false, schema: {type: string}}
+security: [{hmac: []}]
+paths:
+  /#X-Amz-Target=Kinesis_20131202.ListStreams:
+    parameters:
+      - $ref: "#/components/parameters/X-Amz-Date"
+      - $ref: "#/components/parameters/X-Amz-Signature"
+    post:
+      operationId: ListStreams
+      description: Lists your streams.
+      parameters:
+        - {name: NextToken, in: query, required: false, description: Pagination token, schema: {type: string}}
+        - {name: MaxResults, in: query, required: false, description: Pagination limit, schema: {type: string}}
+        - {name: X-Amz-Target, in: header, required: true, schema: {type: string, enum: [Kinesis_20131202.ListStreams]}}
+        - {name: x-confirm, in: header, required: true, schema: {type: string, enum: ["true"]}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                NextToken: {allOf: [{$ref: "#/components/schemas/NextToken"}, {description: The token of the next page.}]}
+                MaxResults: {type: integer, minimum: 1, maximum: 10000}
+                Kind: {type: string, const: stream}
+                Sure: {type: boolean, const: true}
+              required: [Kind, Sure]
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  StreamNames: {type: array, items: {type: string}}
+                  NextToken: {allOf: [{$ref: "#/components/schemas/NextToken"}, {description: The token of the next page.}]}
+"##;
+    let out = compile(spec, None);
+    let tool = &out.catalog.tools[0];
+    assert_eq!(tool.name, "list_streams");
+    let props: Vec<&String> = tool.input_schema["properties"].as_object().unwrap().keys().collect();
+    // Saying yes stays the caller's.
+    assert_eq!(props, ["x-confirm", "NextToken", "MaxResults", "Sure"]);
+    let fixed: Vec<(&str, &Value)> = tool.fixed.iter().map(|f| (f.arg.name.as_str(), &f.value)).collect();
+    assert_eq!(
+        fixed,
+        [("X-Amz-Target", &serde_json::json!("Kinesis_20131202.ListStreams")), ("Kind", &serde_json::json!("stream"))]
+    );
+    let hidden: Vec<&str> = tool.hidden.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(hidden, ["X-Amz-Date", "X-Amz-Signature", "NextToken", "MaxResults"]);
+    assert!(tool.annotations.read_only && tool.pagination.is_some(), "{:?}", tool.pagination);
+    // What the body reads keeps its constraints; nothing the spec asks is lost (I1).
+    assert_eq!(tool.input_schema["properties"]["MaxResults"]["maximum"], 10000);
+    let source = mcp_gen::load::yaml::parse(spec).unwrap().value;
+    let report = mcp_gen::fidelity::check(&source, &out.catalog);
+    assert!(report.is_complete(), "{report:?}");
+}

@@ -287,6 +287,33 @@ pub fn fix(tool: &mut Tool, key: &str, value: Value, defs: &Defs) -> Result<(), 
     Err(FixError::Unknown(format!("`{key}` is not an argument of `{}`", tool.name)))
 }
 
+/// Fixes every required argument that admits one value only (a one-value `enum` or a `const`:
+/// AWS's `X-Amz-Target` header, or `Action` and `Version` of its query API, on each of its
+/// actions; Azure's `api-version` and `{policyName}` routes that take `default` only): the server
+/// sends it, and the model neither reads nor repeats it (T6). The plan lists it under `fixed`.
+pub fn fix_only_values(tool: &mut Tool, defs: &Defs) {
+    let only: Vec<(String, Value)> = tool
+        .args
+        .iter()
+        .filter(|a| a.required && !matches!(a.target, Target::Body))
+        .filter_map(|a| {
+            let schema = defs.follow(&a.schema);
+            let value = match (schema.get("const"), schema.get("enum").and_then(Value::as_array)) {
+                (Some(v), _) => v.clone(),
+                (None, Some(values)) if values.len() == 1 => values[0].clone(),
+                _ => return None,
+            };
+            // `confirm: true`, HERE's `x-confirm: "true"` on a delete: the caller is to say it.
+            let confirms = value.is_boolean() || a.name.to_ascii_lowercase().contains("confirm");
+            (!confirms).then(|| (a.name.clone(), value))
+        })
+        .collect();
+    for (name, value) in only {
+        // The value is the schema's own, so it checks; were it not, the argument stays.
+        let _ = fix(tool, &name, value, defs);
+    }
+}
+
 /// The object schema without one property, or `None` when it has no such property.
 fn without_property(schema: &Value, field: &str, defs: &Defs) -> Option<Value> {
     let mut shape = defs.follow(schema).as_object()?.clone();

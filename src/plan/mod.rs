@@ -735,6 +735,10 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
     if let Some(i) = spec.intent {
         intent::apply(&mut tool, i, &api.defs, report);
     }
+    // A merged tool's arguments each go to the operation the call chooses: kept as they are.
+    if spec.merged().is_none() {
+        intent::fix_only_values(&mut tool, &api.defs);
+    }
     tool.annotations = intent::annotations(&tool, &naming::base_name(op), tool.effects.as_ref());
     // Declared pagination, else what the result shows (H1); a declaration naming no argument
     // of the tool was reported with the overlay.
@@ -977,6 +981,10 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> Arguments {
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    // An RPC route's action reads its body: an optional query parameter of a body field's name
+    // repeats it (AWS's descriptions add `NextToken`, `MaxResults` query parameters to every
+    // paginated action), so it is left unsent and the field keeps the plain name.
+    let rpc = naming::is_rpc_route(&op.path);
     if let Some(props) = shape.get("properties").and_then(Value::as_object) {
         for (prop, schema) in props {
             // Server-assigned fields are not inputs.
@@ -984,6 +992,14 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> Arguments {
                 || schema.get("readOnly") == Some(&Value::Bool(true))
             {
                 continue;
+            }
+            let repeated = args
+                .iter()
+                .position(|a| !a.required && matches!(&a.target, Target::Query { name, .. } if name == prop));
+            if let Some(i) = repeated.filter(|_| rpc) {
+                let query = args.remove(i);
+                taken.remove(&query.name);
+                hidden.push(query);
             }
             let name = unique(prop, "body", &mut taken);
             let mut schema = schema.clone();

@@ -231,9 +231,17 @@ fn is_string(schema: &Value, defs: &Defs) -> bool {
     only_type(schema, defs, "string")
 }
 
-/// Whether a schema's `type` is `ty`, or `ty` and `null`.
+/// Whether a schema's `type` is `ty`, or `ty` and `null`; an `allOf` says its members' type
+/// (AWS's `{allOf: [{$ref: NextToken}, {description: …}]}`).
 fn only_type(schema: &Value, defs: &Defs, ty: &str) -> bool {
-    match defs.follow(schema).get("type") {
+    let schema = defs.follow(schema);
+    if schema.get("type").is_none()
+        && let Some(all) = schema.get("allOf").and_then(Value::as_array)
+    {
+        let typed: Vec<&Value> = all.iter().filter(|m| defs.follow(m).get("type").is_some()).collect();
+        return !typed.is_empty() && typed.iter().all(|m| only_type(m, defs, ty));
+    }
+    match schema.get("type") {
         Some(Value::String(t)) => t == ty,
         Some(Value::Array(ts)) => ts.iter().any(|t| t == ty) && ts.iter().all(|t| t == ty || t == "null"),
         _ => false,
