@@ -403,6 +403,14 @@ paths:
       operationId: Line_StopPoints
       parameters: [{name: id, in: path, required: true, schema: {type: string}}]
       responses: {"200": {description: ok}}
+  /createGroup:
+    get: {operationId: createGroupUsingGET, responses: {"200": {description: ok}}}
+    post: {operationId: createGroupUsingPOST, responses: {"200": {description: ok}}}
+  /getText:
+    get: {operationId: getTextUsingGET, responses: {"200": {description: ok}}}
+    post: {operationId: getTextUsingPOST, responses: {"200": {description: ok}}}
+  /saveRevision:
+    get: {operationId: saveRevisionUsingGET, responses: {"200": {description: ok}}}
 "##;
     let out = compile(spec, None);
     let tool = |name: &str| {
@@ -418,7 +426,12 @@ paths:
     assert!(delete.key.is_some(), "a side effect is keyed (R2)");
     let describe = tool("describe_db_proxies");
     assert_eq!(describe.operation.method.as_lower(), "post");
-    assert_eq!(out.catalog.tools.len(), 6, "one tool per action");
+    assert_eq!(out.catalog.tools.len(), 9, "one tool per action");
+    // One springfox handler mapped to both methods: the POST of a write, the GET of a read.
+    assert_eq!(tool("create_group").operation.method.as_lower(), "post");
+    let text = tool("get_text");
+    assert!(text.operation.method.as_lower() == "get" && text.annotations.read_only);
+    assert!(!tool("save_revision").annotations.read_only, "a GET that saves is no read");
     let left_out: Vec<&str> = out.catalog.excluded.iter().map(|e| e.reason.as_str()).collect();
     assert!(
         left_out.contains(

@@ -46,10 +46,13 @@ pub fn defaults(ops: &[Operation]) -> Vec<Option<String>> {
     let mut reasons: Vec<Option<Reason>> = ops.iter().map(reason).collect();
     for (get, post) in same_actions(ops) {
         // The POST, unless its body is text the model would have to write itself (AWS's
-        // converted documents give it `text/xml`, which the API does not read): then the GET,
-        // whose arguments are query parameters.
+        // converted documents give it `text/xml`, which the API does not read), or the action
+        // reads: then the GET, whose arguments are query parameters.
         let text_body = ops[post].body.as_ref().is_some_and(|b| b.encoding == BodyEncoding::Text);
-        let (out, kept) = if text_body { (post, get) } else { (get, post) };
+        // One springfox handler on both methods: the GET where its name leads with a read
+        // (`getText`, `listPads`), so the tool stays a read.
+        let reads = springfox_stem(&ops[get]).map(naming::first_word).is_some_and(|w| naming::is_read_verb(&w));
+        let (out, kept) = if text_body || reads { (post, get) } else { (get, post) };
         if reasons[out].is_none() {
             let text = format!("the same action as {}, which is kept", ops[kept].label());
             reasons[out] = Some(Reason { kind: Kind::Duplicate, text });
@@ -83,16 +86,21 @@ enum Kind {
 /// (GET, POST) pairs that are one action served on both methods: the same RPC route,
 /// operationIds that differ only by the method they start with, followed by the action's own
 /// verb (AWS's query API: `GET_DeleteDBProxy` and `POST_DeleteDBProxy` on
-/// `/#Action=DeleteDBProxy`). A resource route's pair is a list and a create (Stripe's
-/// `GetTestHelpersTestClocks` and `PostTestHelpersTestClocks`), whatever its ids say. Two tools
-/// for one action double the catalog, and the GET one would look read-only while it deletes.
+/// `/#Action=DeleteDBProxy`); or the same route whose ids differ only by the method springfox
+/// ends them with, one handler mapped to every method (Etherpad's `createGroupUsingGET` and
+/// `createGroupUsingPOST` on `/createGroup`). A resource route's pair is a list and a create
+/// (Stripe's `GetTestHelpersTestClocks` and `PostTestHelpersTestClocks`), whatever its ids say.
+/// Two tools for one action double the catalog, and the GET one would look read-only while it
+/// deletes.
 fn same_actions(ops: &[Operation]) -> Vec<(usize, usize)> {
     use std::collections::BTreeMap;
+    let action = |op: &Operation| {
+        if naming::is_rpc_route(&op.path) { action_of(op) } else { springfox_stem(op).map(str::to_owned) }
+    };
     let mut posts: BTreeMap<(&str, String), usize> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
         if op.method == Method::Post
-            && naming::is_rpc_route(&op.path)
-            && let Some(action) = action_of(op)
+            && let Some(action) = action(op)
         {
             posts.insert((op.path.as_str(), action), i);
         }
@@ -100,8 +108,16 @@ fn same_actions(ops: &[Operation]) -> Vec<(usize, usize)> {
     ops.iter()
         .enumerate()
         .filter(|(_, op)| op.method == Method::Get)
-        .filter_map(|(i, op)| Some((i, *posts.get(&(op.path.as_str(), action_of(op)?))?)))
+        .filter_map(|(i, op)| Some((i, *posts.get(&(op.path.as_str(), action(op)?))?)))
         .collect()
+}
+
+/// The operationId without the `Using<METHOD>` springfox ends it with, for this operation's
+/// method (`createGroupUsingGET` on a GET → `createGroup`).
+fn springfox_stem(op: &Operation) -> Option<&str> {
+    let id = op.operation_id.as_deref()?;
+    let stem = id.strip_suffix(&format!("Using{}", op.method.as_lower().to_ascii_uppercase()))?;
+    (!stem.is_empty()).then_some(stem)
 }
 
 /// The operationId's words past the method it starts with (`GET_DescribeX`, `get-describe-x`,
