@@ -411,6 +411,18 @@ paths:
     post: {operationId: getTextUsingPOST, responses: {"200": {description: ok}}}
   /saveRevision:
     get: {operationId: saveRevisionUsingGET, responses: {"200": {description: ok}}}
+  /{AccountNumber}/{QueueName}/#Action=ReceiveMessage:
+    get:
+      operationId: GET_ReceiveMessage
+      parameters:
+        - {name: AccountNumber, in: path, required: true, schema: {type: integer}}
+        - {name: QueueName, in: path, required: true, schema: {type: string}}
+      responses: {"200": {description: ok}}
+  /#Action=ReceiveMessage:
+    post:
+      operationId: POST_ReceiveMessage
+      requestBody: {content: {text/xml: {schema: {type: string}}}}
+      responses: {"200": {description: ok}}
 "##;
     let out = compile(spec, None);
     let tool = |name: &str| {
@@ -426,7 +438,10 @@ paths:
     assert!(delete.key.is_some(), "a side effect is keyed (R2)");
     let describe = tool("describe_db_proxies");
     assert_eq!(describe.operation.method.as_lower(), "post");
-    assert_eq!(out.catalog.tools.len(), 9, "one tool per action");
+    assert_eq!(out.catalog.tools.len(), 10, "one tool per action");
+    // SQS serves the GET on the queue's route, the POST on the bare action: one action still.
+    let receive = tool("receive_message");
+    assert!(receive.operation.method.as_lower() == "get" && !receive.annotations.read_only);
     // One springfox handler mapped to both methods: the POST of a write, the GET of a read.
     assert_eq!(tool("create_group").operation.method.as_lower(), "post");
     let text = tool("get_text");

@@ -83,10 +83,9 @@ enum Kind {
     Duplicate,
 }
 
-/// (GET, POST) pairs that are one action served on both methods: the same RPC route,
-/// operationIds that differ only by the method they start with, followed by the action's own
-/// verb (AWS's query API: `GET_DeleteDBProxy` and `POST_DeleteDBProxy` on
-/// `/#Action=DeleteDBProxy`); or the same route whose ids differ only by the method springfox
+/// (GET, POST) pairs that are one action served on both methods: the same RPC action (the
+/// route's fragment) and operationIds that differ only by the method they start with (AWS's
+/// query API: `GET_DeleteDBProxy` and `POST_DeleteDBProxy` on `/#Action=DeleteDBProxy`); or the same route whose ids differ only by the method springfox
 /// ends them with, one handler mapped to every method (Etherpad's `createGroupUsingGET` and
 /// `createGroupUsingPOST` on `/createGroup`). A resource route's pair is a list and a create
 /// (Stripe's `GetTestHelpersTestClocks` and `PostTestHelpersTestClocks`), whatever its ids say.
@@ -94,22 +93,29 @@ enum Kind {
 /// deletes.
 fn same_actions(ops: &[Operation]) -> Vec<(usize, usize)> {
     use std::collections::BTreeMap;
-    let action = |op: &Operation| {
-        if naming::is_rpc_route(&op.path) { action_of(op) } else { springfox_stem(op).map(str::to_owned) }
-    };
     let mut posts: BTreeMap<(&str, String), usize> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
         if op.method == Method::Post
-            && let Some(action) = action(op)
+            && let Some(key) = action_key(op)
         {
-            posts.insert((op.path.as_str(), action), i);
+            posts.insert(key, i);
         }
     }
     ops.iter()
         .enumerate()
         .filter(|(_, op)| op.method == Method::Get)
-        .filter_map(|(i, op)| Some((i, *posts.get(&(op.path.as_str(), action(op)?))?)))
+        .filter_map(|(i, op)| Some((i, *posts.get(&action_key(op)?)?)))
         .collect()
+}
+
+/// Where and what an action is: an RPC route's fragment and action (SQS serves
+/// `GET /{AccountNumber}/{QueueName}/#Action=X` beside `POST /#Action=X`), or a route and
+/// its springfox stem.
+fn action_key(op: &Operation) -> Option<(&str, String)> {
+    match op.path.split_once('#').filter(|_| naming::is_rpc_route(&op.path)) {
+        Some((_, fragment)) => Some((fragment, action_of(op)?)),
+        None => Some((op.path.as_str(), springfox_stem(op)?.to_owned())),
+    }
 }
 
 /// The operationId without the `Using<METHOD>` springfox ends it with, for this operation's
@@ -121,10 +127,14 @@ fn springfox_stem(op: &Operation) -> Option<&str> {
 }
 
 /// The operationId's words past the method it starts with (`GET_DescribeX`, `get-describe-x`,
-/// `getDescribeX` → `describex`); `None` unless it starts with its method and then a verb.
+/// `getDescribeX` → `describex`); `None` unless it starts with its method and then a verb, or
+/// then the action the route's fragment names (SQS's `GET_ReceiveMessage` on
+/// `#Action=ReceiveMessage`).
 fn action_of(op: &Operation) -> Option<String> {
     let words = naming::after_method(op.operation_id.as_deref()?, op.method)?;
-    naming::is_action_verb(&words[0]).then(|| words.concat())
+    let named = op.path.rsplit_once('=').map(|(_, action)| action.rsplit('.').next().unwrap_or(action));
+    let said = named.is_some_and(|a| naming::snake_words(a) == words);
+    (said || naming::is_action_verb(&words[0])).then(|| words.concat())
 }
 
 struct Reason {
@@ -288,5 +298,14 @@ mod tests {
             let ops = vec![with_id(Method::Get, path, get), with_id(Method::Post, path, post)];
             assert_eq!(defaults(&ops), vec![None, None], "{path}: {get} / {post}");
         }
+        // The action the fragment names, on the queue's route and on the bare one (SQS).
+        let ops = vec![
+            with_id(Method::Get, "/{AccountNumber}/{QueueName}/#Action=ReceiveMessage", "GET_ReceiveMessage"),
+            with_id(Method::Post, "/#Action=ReceiveMessage", "POST_ReceiveMessage"),
+        ];
+        assert_eq!(
+            defaults(&ops)[0].as_deref(),
+            Some("the same action as POST /#Action=ReceiveMessage, which is kept")
+        );
     }
 }
