@@ -260,8 +260,9 @@ pub(crate) fn json_depth(v: &Value) -> usize {
     }
 }
 
-/// Inlines the single-use, non-recursive defs among `live` (when `inline`) and puts the rest
-/// under `$defs`, sorted by name.
+/// Inlines the single-use, non-recursive defs among `live` (when `inline`), and every use of a
+/// def no larger than a reference to it (AWS's `String: {type: string}` under a hundred
+/// `allOf: [{$ref}, {description}]`), and puts the rest under `$defs`, sorted by name.
 fn assemble_defs(
     mut root: Value,
     live: Vec<&str>,
@@ -273,12 +274,20 @@ fn assemble_defs(
     // Used once and not recursive: inline. Each is moved, not copied, into its one use.
     let mut pending: BTreeMap<String, Value> = BTreeMap::new();
     let mut local: BTreeMap<String, Value> = BTreeMap::new();
+    let mut tiny: BTreeMap<String, Value> = BTreeMap::new();
     for name in live {
         let value = rewritten.remove(name).unwrap_or_else(|| prepared.defs[name].clone());
-        if inline && counts.get(name) == Some(&1) && !prepared.cyclic.contains(name) {
+        if inline && !prepared.cyclic.contains(name) && is_tiny(name, &value) {
+            tiny.insert(name.to_owned(), value);
+        } else if inline && counts.get(name) == Some(&1) && !prepared.cyclic.contains(name) {
             pending.insert(name.to_owned(), value);
         } else {
             local.insert(name.to_owned(), value);
+        }
+    }
+    if !tiny.is_empty() {
+        for v in std::iter::once(&mut root).chain(pending.values_mut()).chain(local.values_mut()) {
+            inline_tiny(v, &tiny);
         }
     }
     let mut deferred = BTreeMap::new();
@@ -354,6 +363,21 @@ const MAX_INLINE_DEPTH: usize = 24;
 /// Replaces references to the defs in `pending` with their content (annotations beside the
 /// `$ref`, such as a description, take precedence), recursively. A def met at
 /// [`MAX_INLINE_DEPTH`] is moved to `deferred` and its reference kept.
+/// Whether a def takes no more bytes written out than a reference to it, and refers to nothing.
+fn is_tiny(name: &str, value: &Value) -> bool {
+    let reference = json!({"$ref": format!("#/$defs/{name}")});
+    json_size(value) <= json_size(&reference) && owned_refs(value).is_empty()
+}
+
+/// Writes each tiny def out wherever it is referenced.
+fn inline_tiny(v: &mut Value, tiny: &BTreeMap<String, Value>) {
+    if let Some(target) = def_name(v).and_then(|n| tiny.get(n)) {
+        *v = substituted(v, target.clone());
+        return;
+    }
+    for_each_subschema_mut(v, &mut |child| inline_tiny(child, tiny));
+}
+
 fn expand(v: &mut Value, pending: &mut BTreeMap<String, Value>, depth: usize, deferred: &mut BTreeMap<String, Value>) {
     if let Some(name) = def_name(v).map(str::to_owned)
         && let Some(target) = pending.remove(&name)
@@ -362,39 +386,43 @@ fn expand(v: &mut Value, pending: &mut BTreeMap<String, Value>, depth: usize, de
             deferred.insert(name, target);
             return;
         }
-        let siblings: Map<String, Value> = match v {
-            Value::Object(map) => {
-                map.iter().filter(|(k, _)| *k != "$ref").map(|(k, v)| (k.clone(), v.clone())).collect()
-            }
-            _ => Map::new(),
-        };
-        let mut replacement = match target {
-            // Siblings that only annotate win over the target's; a sibling constraint on a key
-            // the target also has (a discriminator pin beside a `$ref`, say) must not replace
-            // it, so then the target goes under `allOf` and both apply, as they did.
-            Value::Object(t) if siblings.keys().any(|k| t.contains_key(k) && !is_annotation(k)) => {
-                let mut wrapper = siblings;
-                match wrapper.get_mut("allOf") {
-                    Some(Value::Array(all)) => all.push(Value::Object(t)),
-                    _ => {
-                        wrapper.insert("allOf".to_owned(), Value::Array(vec![Value::Object(t)]));
-                    }
-                }
-                Value::Object(wrapper)
-            }
-            Value::Object(mut t) => {
-                t.extend(siblings);
-                Value::Object(t)
-            }
-            // `true` with annotations needs an object; `false` stays `false`.
-            Value::Bool(true) => Value::Object(siblings),
-            other => other,
-        };
+        let mut replacement = substituted(v, target);
         expand(&mut replacement, pending, depth, deferred);
         *v = replacement;
         return;
     }
     for_each_subschema_mut(v, &mut |child| expand(child, pending, depth + 1, deferred));
+}
+
+/// A `$ref` node with its target written in its place: the node's other keywords go beside the
+/// target's.
+fn substituted(node: &Value, target: Value) -> Value {
+    let siblings: Map<String, Value> = match node {
+        Value::Object(map) => map.iter().filter(|(k, _)| *k != "$ref").map(|(k, v)| (k.clone(), v.clone())).collect(),
+        _ => Map::new(),
+    };
+    match target {
+        // Siblings that only annotate win over the target's; a sibling constraint on a key
+        // the target also has (a discriminator pin beside a `$ref`, say) must not replace
+        // it, so then the target goes under `allOf` and both apply, as they did.
+        Value::Object(t) if siblings.keys().any(|k| t.contains_key(k) && !is_annotation(k)) => {
+            let mut wrapper = siblings;
+            match wrapper.get_mut("allOf") {
+                Some(Value::Array(all)) => all.push(Value::Object(t)),
+                _ => {
+                    wrapper.insert("allOf".to_owned(), Value::Array(vec![Value::Object(t)]));
+                }
+            }
+            Value::Object(wrapper)
+        }
+        Value::Object(mut t) => {
+            t.extend(siblings);
+            Value::Object(t)
+        }
+        // `true` with annotations needs an object; `false` stays `false`.
+        Value::Bool(true) => Value::Object(siblings),
+        other => other,
+    }
 }
 
 /// Defs on a cycle (Tarjan's strongly connected components, iterative): they must stay defs,
@@ -550,6 +578,22 @@ mod tests {
             "tag": {"type": "string"}},
             "$defs": {"Money": {"type": "object", "properties": {"amount": {"type": "integer"}}}}})
         );
+    }
+
+    #[test]
+    fn a_shape_no_larger_than_its_reference_is_written_out_at_every_use() {
+        // AWS: `String` is `{type: string}`, referenced under a hundred descriptions.
+        let d = defs(json!({"String": {"type": "string"}, "Long": {"type": "string", "pattern": "^[0-9]{1,19}$"}}));
+        let described = |text: &str| json!({"allOf": [{"$ref": "#/$defs/String"}, {"description": text}]});
+        let root = json!({"type": "object", "properties": {
+            "name": described("The name."), "values": {"type": "array", "items": {"$ref": "#/$defs/String"}},
+            "a": {"$ref": "#/$defs/Long"}, "b": {"$ref": "#/$defs/Long"}}});
+        let out = fin(root, &d, Direction::Input);
+        assert_eq!(out["properties"]["name"], json!({"type": "string", "description": "The name."}));
+        assert_eq!(out["properties"]["values"]["items"], json!({"type": "string"}));
+        // A shape larger than a reference stays shared.
+        assert_eq!(out["properties"]["a"], json!({"$ref": "#/$defs/Long"}));
+        assert_eq!(out["$defs"].as_object().unwrap().keys().collect::<Vec<_>>(), ["Long"]);
     }
 
     #[test]
