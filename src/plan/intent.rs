@@ -116,16 +116,16 @@ fn reads_by_post(tool: &Tool, derived: &str) -> bool {
     if op.method != Method::Post || op.path.to_ascii_lowercase().contains("graphql") {
         return false;
     }
-    let named: Vec<String> = derived.split('_').map(str::to_owned).collect();
+    let named = naming::snake_words(derived);
     let reads =
         naming::compound_verb(&named).is_none() && named.first().is_some_and(|v| POST_READ_VERBS.contains(&v.as_str()));
     if !reads || writes_word(&naming::first_word(&tool.name)) {
         return false;
     }
     let id_words = op.operation_id.as_deref().map(naming::snake_words).unwrap_or_default();
-    let route = op.path.rsplit('/').find(|s| !s.is_empty() && !s.starts_with('{')).unwrap_or_default();
     // An RPC route's action is its operation's name, already read above.
-    let route_words = if naming::is_rpc_route(&op.path) { Vec::new() } else { naming::snake_words(route) };
+    let route_words =
+        if naming::is_rpc_route(&op.path) { Vec::new() } else { naming::snake_words(route_action(&op.path)) };
     let said = |w: &String| WRITE_VERBS.contains(&w.as_str()) || CREDENTIAL_WORDS.contains(&w.as_str());
     // A POST to `…/{id}/read` or `…/seen` marks the item (Linode's `eventRead`).
     let marks = |w: &String| matches!(w.as_str(), "read" | "unread" | "seen" | "unseen" | "mark");
@@ -182,6 +182,12 @@ const WRITE_WORDS: &[&str] = &[
     "upload",
 ];
 
+/// A route's last literal segment, where an action route names its action (`…/secrets/delete`,
+/// `…/{id}/read`); empty when it has none.
+fn route_action(path: &str) -> &str {
+    path.rsplit('/').find(|s| !s.is_empty() && !s.starts_with('{')).unwrap_or_default()
+}
+
 /// Whether a word is a write verb, as written or in the third person (`creates`, `issues`).
 fn writes_word(word: &str) -> bool {
     let write = |w: &str| WRITE_VERBS.contains(&w) || WRITE_WORDS.contains(&w);
@@ -207,8 +213,8 @@ pub fn annotations(tool: &Tool, derived: &str, effects: Option<&Effects>) -> Ann
     }
     // `POST /orgs/{org}/secrets/delete`: the route's action counts as well, when the segment is
     // that one word (`remove-token` names a token).
-    let action = tool.operation.path.rsplit('/').find(|s| !s.is_empty() && !s.starts_with('{'));
-    let route_verb = action.filter(|s| s.chars().all(|c| c.is_ascii_lowercase())).unwrap_or_default();
+    let action = route_action(&tool.operation.path);
+    let route_verb = Some(action).filter(|s| s.chars().all(|c| c.is_ascii_lowercase())).unwrap_or_default();
     if !a.read_only && (named(DESTRUCTIVE_VERBS) || DESTRUCTIVE_VERBS.contains(&route_verb)) {
         a.destructive = true;
     }

@@ -993,10 +993,11 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> Arguments {
             {
                 continue;
             }
-            let repeated = args
-                .iter()
-                .position(|a| !a.required && matches!(&a.target, Target::Query { name, .. } if name == prop));
-            if let Some(i) = repeated.filter(|_| rpc) {
+            if rpc
+                && let Some(i) = args
+                    .iter()
+                    .position(|a| !a.required && matches!(&a.target, Target::Query { name, .. } if name == prop))
+            {
                 let query = args.remove(i);
                 taken.remove(&query.name);
                 hidden.push(query);

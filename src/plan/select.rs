@@ -113,7 +113,7 @@ fn same_actions(ops: &[Operation]) -> Vec<(usize, usize)> {
 /// its springfox stem.
 fn action_key(op: &Operation) -> Option<(&str, String)> {
     match op.path.split_once('#').filter(|_| naming::is_rpc_route(&op.path)) {
-        Some((_, fragment)) => Some((fragment, action_of(op)?)),
+        Some((_, fragment)) => Some((fragment, action_of(op, fragment)?)),
         None => Some((op.path.as_str(), springfox_stem(op)?.to_owned())),
     }
 }
@@ -130,9 +130,9 @@ fn springfox_stem(op: &Operation) -> Option<&str> {
 /// `getDescribeX` → `describex`); `None` unless it starts with its method and then a verb, or
 /// then the action the route's fragment names (SQS's `GET_ReceiveMessage` on
 /// `#Action=ReceiveMessage`).
-fn action_of(op: &Operation) -> Option<String> {
+fn action_of(op: &Operation, fragment: &str) -> Option<String> {
     let words = naming::after_method(op.operation_id.as_deref()?, op.method)?;
-    let named = op.path.rsplit_once('=').map(|(_, action)| action.rsplit('.').next().unwrap_or(action));
+    let named = fragment.rsplit_once('=').map(|(_, action)| action.rsplit('.').next().unwrap_or(action));
     let said = named.is_some_and(|a| naming::snake_words(a) == words);
     (said || naming::is_action_verb(&words[0])).then(|| words.concat())
 }

@@ -165,18 +165,20 @@ mod tests {
         op
     }
 
+    /// An API key scheme sent in a header.
+    fn header_key(name: &str, header: &str) -> SecurityScheme {
+        SecurityScheme {
+            name: name.to_owned(),
+            kind: SchemeKind::ApiKey { location: ParamLocation::Header, name: header.to_owned() },
+            description: None,
+        }
+    }
+
     #[test]
     fn credential_parameters_are_supplied_by_a_scheme() {
         use ParamLocation::{Header, Query};
         let mut schemes = BTreeMap::new();
-        schemes.insert(
-            "apiKey".to_owned(),
-            SecurityScheme {
-                name: "apiKey".to_owned(),
-                kind: SchemeKind::ApiKey { location: Header, name: "X-API-Key".to_owned() },
-                description: None,
-            },
-        );
+        schemes.insert("apiKey".to_owned(), header_key("apiKey", "X-API-Key"));
         schemes.insert(
             "slackAuth".to_owned(),
             SecurityScheme { name: "slackAuth".to_owned(), kind: SchemeKind::OAuth2, description: None },
@@ -219,14 +221,7 @@ mod tests {
     fn aws_signing_headers_are_part_of_the_signature_scheme() {
         use ParamLocation::Header;
         let mut schemes = BTreeMap::new();
-        schemes.insert(
-            "hmac".to_owned(),
-            SecurityScheme {
-                name: "hmac".to_owned(),
-                kind: SchemeKind::ApiKey { location: Header, name: "Authorization".to_owned() },
-                description: Some("Amazon Signature authorization v4".to_owned()),
-            },
-        );
+        schemes.insert("hmac".to_owned(), header_key("hmac", "Authorization"));
         let signed = vec![vec!["hmac".to_owned()]];
         let headers = || {
             vec![

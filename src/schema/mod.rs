@@ -277,9 +277,10 @@ fn assemble_defs(
     let mut tiny: BTreeMap<String, Value> = BTreeMap::new();
     for name in live {
         let value = rewritten.remove(name).unwrap_or_else(|| prepared.defs[name].clone());
-        if inline && !prepared.cyclic.contains(name) && is_tiny(name, &value) {
+        let inlinable = inline && !prepared.cyclic.contains(name);
+        if inlinable && is_tiny(name, &value) {
             tiny.insert(name.to_owned(), value);
-        } else if inline && counts.get(name) == Some(&1) && !prepared.cyclic.contains(name) {
+        } else if inlinable && counts.get(name) == Some(&1) {
             pending.insert(name.to_owned(), value);
         } else {
             local.insert(name.to_owned(), value);
@@ -360,9 +361,6 @@ fn json_size(v: &Value) -> usize {
 /// is long (a stack overflow for every consumer, and past what JSON parsers accept).
 const MAX_INLINE_DEPTH: usize = 24;
 
-/// Replaces references to the defs in `pending` with their content (annotations beside the
-/// `$ref`, such as a description, take precedence), recursively. A def met at
-/// [`MAX_INLINE_DEPTH`] is moved to `deferred` and its reference kept.
 /// Whether a def takes no more bytes written out than a reference to it, and refers to nothing.
 fn is_tiny(name: &str, value: &Value) -> bool {
     let reference = json!({"$ref": format!("#/$defs/{name}")});
@@ -378,6 +376,9 @@ fn inline_tiny(v: &mut Value, tiny: &BTreeMap<String, Value>) {
     for_each_subschema_mut(v, &mut |child| inline_tiny(child, tiny));
 }
 
+/// Replaces references to the defs in `pending` with their content (annotations beside the
+/// `$ref`, such as a description, take precedence), recursively. A def met at
+/// [`MAX_INLINE_DEPTH`] is moved to `deferred` and its reference kept.
 fn expand(v: &mut Value, pending: &mut BTreeMap<String, Value>, depth: usize, deferred: &mut BTreeMap<String, Value>) {
     if let Some(name) = def_name(v).map(str::to_owned)
         && let Some(target) = pending.remove(&name)
