@@ -680,6 +680,65 @@ fn odata_routes_are_named_from_the_route_and_long_ones_keep_their_end() {
 }
 
 #[test]
+fn odata_routes_whose_every_shortening_is_taken_keep_verb_and_object_before_a_hash() {
+    // Graph reaches one entity by many routes: a user's default calendar, any calendar, a
+    // calendar group's; its calendar view or its events; an event's instances or exceptions.
+    // Every shortening of such a name meets another route's, so some names end in a hash; the
+    // hashed name still says verb first what it does to what (T1).
+    let mut routes = Vec::new();
+    for (calendar, calendar_id) in [
+        ("/calendar", "calendar"),
+        ("/calendars/{calendar-id}", "calendars"),
+        ("/calendarGroups/{calendarGroup-id}/calendars/{calendar-id}", "calendarGroups.calendars"),
+    ] {
+        for (view, view_id) in [("calendarView", "calendarView"), ("events", "events")] {
+            for (nested, nested_id) in [
+                ("exceptionOccurrences/{event-id1}", "exceptionOccurrences"),
+                ("instances/{event-id1}", "instances"),
+                ("exceptionOccurrences/{event-id1}/instances/{event-id2}", "exceptionOccurrences.instances"),
+                ("instances/{event-id1}/exceptionOccurrences/{event-id2}", "instances.exceptionOccurrences"),
+            ] {
+                routes.push((
+                    format!("/users/{{user-id}}{calendar}/{view}/{{event-id}}/{nested}/multiValueExtendedProperties"),
+                    format!("users.{calendar_id}.{view_id}.{nested_id}.ListMultiValueExtendedProperties"),
+                ));
+            }
+        }
+    }
+    let spec = |reversed: bool| {
+        // Routes under `/me` too, as in Graph: the operationIds share no API name.
+        let mut text = String::from(
+            "openapi: 3.0.1\ninfo: {title: Graph, version: beta}\npaths:\n  /me/calendar/events:\n    get:\n      operationId: me.calendar.ListEvents\n      x-ms-docs-operation-type: operation\n      responses: {\"200\": {description: ok}}\n",
+        );
+        let ordered: Vec<&(String, String)> =
+            if reversed { routes.iter().rev().collect() } else { routes.iter().collect() };
+        for (path, id) in ordered {
+            text.push_str(&format!(
+                "  '{path}':\n    get:\n      operationId: {id}\n      x-ms-docs-operation-type: operation\n      responses: {{\"200\": {{description: ok}}}}\n"
+            ));
+        }
+        text
+    };
+    let mut names = sorted_names(&spec(false));
+    names.retain(|n| n != "list_me_calendar_events");
+    assert_eq!(names.len(), routes.len());
+    let hashed: Vec<&String> = names.iter().filter(|n| !n.ends_with("_multi_value_extended_properties")).collect();
+    assert!(!hashed.is_empty(), "{names:?}");
+    for name in &names {
+        assert!(name.len() <= 64 && name.starts_with("list_"), "{name}");
+    }
+    for name in hashed {
+        let (head, hash) = name.rsplit_once('_').unwrap();
+        assert!(head.ends_with("_multi_value_extended_properties"), "{name}");
+        assert!(hash.len() == 6 && hash.chars().all(|c| c.is_ascii_hexdigit()), "{name}");
+    }
+    // The same names whatever the order of the document (T5).
+    let mut again = sorted_names(&spec(true));
+    again.retain(|n| n != "list_me_calendar_events");
+    assert_eq!(again, names);
+}
+
+#[test]
 fn json_api_links_and_verbs_of_two_words_read_as_actions() {
     // App Store Connect's link ids and GitHub's `create-or-update`, `re-run` ids name their verb
     // after a namespace or last; each becomes one verb_noun name (T1), and removing a link is

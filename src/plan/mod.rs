@@ -451,6 +451,7 @@ impl Spec<'_> {
         }
         let mut names = Vec::new();
         let mut ranks = Vec::new();
+        let mut hashed = None;
         if self.variant.is_some() {
             names.push(self.base_name());
         } else {
@@ -461,29 +462,41 @@ impl Spec<'_> {
                 Some(odata) => {
                     names.extend(odata.names);
                     ranks.extend(odata.ranks);
+                    hashed = odata.hashed;
                     None
                 }
                 None => Some(self.base_name()),
             };
             names.extend(derived);
-            names.extend(naming::id_name(self.op));
         }
         // The fallbacks rank after every derived name.
         let last = ranks.iter().copied().max().map_or(0, |r| r + 1);
         ranks.resize(names.len(), last);
         // A name too long to serve becomes its shortenings (`naming::fitted`): a readable one a
         // rank lower, so that it yields to a tool whose own name it is, then the hashed one.
+        let fitted = |(said, rank): (String, u32)| {
+            naming::fitted(&said, self.op).into_iter().map(move |(name, more)| Candidate {
+                name,
+                rank: rank + more,
+                said: said.clone(),
+            })
+        };
+        // The operationId as written comes next, then, for an OData route whose every name is
+        // taken, its verb and nouns hashed before the operationId hashed
+        // (`list_user_calendar_event_multi_value_extended_properties_31b8f6`, not
+        // `users_calendars_events_instances_exception_occurrences_1146cb`).
+        let id = naming::id_name(self.op).filter(|_| self.variant.is_none()).map(|id| (id, last));
+        let (by_id, id_hashed): (Vec<Candidate>, Vec<Candidate>) =
+            id.into_iter().flat_map(fitted).partition(|c| c.name == c.said || c.rank > last);
+        let hashed = hashed.map(|(name, said)| Candidate { name, rank: last, said });
         let mut seen = BTreeSet::new();
         names
             .into_iter()
             .zip(ranks)
-            .flat_map(|(said, rank)| {
-                naming::fitted(&said, self.op).into_iter().map(move |(name, more)| Candidate {
-                    name,
-                    rank: rank + more,
-                    said: said.clone(),
-                })
-            })
+            .flat_map(fitted)
+            .chain(by_id)
+            .chain(hashed)
+            .chain(id_hashed)
             .filter(|c| seen.insert(c.name.clone()))
             .collect()
     }

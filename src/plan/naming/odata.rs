@@ -13,6 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
+use super::shorten::{HASH_LEN, abbreviated, fit, tagged};
 use super::{MAX_LEN, compound_verb, finished, is_action_verb, is_noise, last_segment, singular, snake_words};
 use crate::resolve::{Method, Operation};
 
@@ -26,6 +27,12 @@ const MAX_SHORTENED: usize = 8;
 pub struct Names {
     pub names: Vec<String>,
     pub ranks: Vec<u32>,
+    /// For a name too long to serve whole, the one no other route meets: the most nouns that fit
+    /// beside a hash of the full name, and that full name (what prose says). Many routes reach
+    /// one entity (`/users/{id}/calendars/{id}/calendarView/{id}/instances/{id}/…` and a dozen
+    /// more), so every shortening of such a name may be taken; this one still says verb first
+    /// what the tool does to what.
+    pub hashed: Option<(String, String)>,
 }
 
 impl Names {
@@ -385,26 +392,54 @@ impl Reading {
     /// The full name when it fits, then the nearest collections that fit, most kept first, with
     /// the owner kept (`me`, a user) and an area dropped first (`deviceManagement`). Each also
     /// with a keyed collection as written and with a function's parameters: what tells apart two
-    /// routes that read alike. A hashed name when not even one noun fits.
+    /// routes that read alike. A name too long to serve whole may also be said in full with
+    /// common abbreviations (`auth`, `config`), after all those; and gets [`Names::hashed`].
     fn render(&self) -> Names {
+        let plain = Form { written: Written::None, params: 0 };
+        let all: Vec<&Noun> = self.nouns.iter().collect();
+        let mut out = self.ranked();
+        let full = self.name(&all, plain);
+        if full.len() > MAX_LEN {
+            let short = self.abbreviated();
+            let abbreviated = short.name(&short.nouns.iter().collect::<Vec<_>>(), plain);
+            if abbreviated.len() <= MAX_LEN {
+                out.push(abbreviated, out.ranks.iter().max().map_or(0, |r| r + 1));
+            }
+            // The hash is of the route's full name with every collection as written and every
+            // parameter: what tells two routes apart.
+            let whole = self.name(&all, Form { written: Written::All, params: self.params.len() });
+            out.hashed = Some((short.tagged(&whole), full.clone()));
+        }
+        if out.names.is_empty() {
+            out.push(full, 0);
+        }
+        out
+    }
+
+    /// Every noun, then fewer: (front, back) windows of how many nouns are kept from the root
+    /// and from the end, most kept first. An owner is kept before anything else; an area is the
+    /// first to go.
+    fn kept(&self) -> Vec<Vec<&Noun>> {
         let all: Vec<&Noun> = self.nouns.iter().collect();
         let n = all.len();
-        // (front, back): how many nouns are kept from the root and from the end.
         let mut windows: Vec<(usize, usize)> =
             (0..n.saturating_sub(1)).flat_map(|front| (1..n - front).map(move |back| (front, back))).collect();
-        // An owner is kept before anything else; an area is the first to go.
         let owned = self.owned;
         windows.sort_by_key(|&(front, back)| {
             let order = if owned { (front == 0, front > 1) } else { (front > 0, front > 1) };
             (Reverse(front + back), order, Reverse(back))
         });
+        let fewer =
+            windows.into_iter().map(|(front, back)| all[..front].iter().chain(&all[n - back..]).copied().collect());
+        std::iter::once(all.clone()).chain(fewer).collect()
+    }
+
+    fn ranked(&self) -> Names {
         let plain = Form { written: Written::None, params: 0 };
-        let shortened = windows
-            .into_iter()
-            .map(|(front, back)| all[..front].iter().chain(&all[n - back..]).copied().collect::<Vec<_>>())
-            .filter(|kept| self.len(kept, plain) <= MAX_LEN)
-            .take(MAX_SHORTENED);
-        let ranked = std::iter::once((0, all.clone())).chain((SHORTENED..).step_by(3).zip(shortened));
+        let mut kept = self.kept().into_iter();
+        let all = kept.next().unwrap_or_default();
+        let shortened = kept.filter(|kept| self.len(kept, plain) <= MAX_LEN).take(MAX_SHORTENED);
+        let ranked = std::iter::once((0, all)).chain((SHORTENED..).step_by(3).zip(shortened));
         let mut out = Names::default();
         for (rank, kept) in ranked {
             // Each collection that shadows a singleton as written, in the full name; every keyed
@@ -426,10 +461,39 @@ impl Reading {
                 }
             }
         }
-        if out.names.is_empty() {
-            out.push(self.name(&all, plain), 0);
-        }
         out
+    }
+
+    /// This reading with its nouns' and object's words abbreviated (`authentication` → `auth`).
+    fn abbreviated(&self) -> Reading {
+        let short = |words: &[String]| words.iter().map(|w| abbreviated(w).to_owned()).collect::<Vec<_>>();
+        Reading {
+            nouns: self.nouns.iter().map(|n| Noun { words: short(&n.words), ..n.clone() }).collect(),
+            rest: short(&self.rest),
+            ..self.clone()
+        }
+    }
+
+    /// The name that leaves room for a hash of `whole` and says most: the most nouns that fit,
+    /// else the verb and as many of the last words as fit (the object, what the tool acts on).
+    fn tagged(&self, whole: &str) -> String {
+        let plain = Form { written: Written::None, params: 0 };
+        let room = MAX_LEN - HASH_LEN - 1;
+        let fits = |name: &String| name.len() <= room;
+        let by_nouns = self.kept().into_iter().map(|kept| self.name(&kept, plain)).find(fits);
+        let by_ends = || {
+            let words = self.words(&self.nouns.iter().collect::<Vec<_>>(), plain);
+            let verb = self.verb.len().min(words.len());
+            (verb + 1..words.len())
+                .map(|from| {
+                    finished(&words[..verb].iter().chain(&words[from..]).cloned().collect::<Vec<_>>().join("_"))
+                })
+                .find(fits)
+        };
+        match by_nouns.or_else(by_ends) {
+            Some(short) => tagged(&short, whole),
+            None => fit(whole),
+        }
     }
 
     /// The form with as many of a function's parameters as fit (at least one).
@@ -663,6 +727,27 @@ mod tests {
         assert!(got.contains(&"get_me_event_instance_multi_value_extended_property".to_owned()), "{got:?}");
         let unique: std::collections::BTreeSet<&String> = got.iter().collect();
         assert_eq!(unique.len(), got.len());
+    }
+
+    #[test]
+    fn a_name_too_long_whole_is_also_said_abbreviated_and_hashed() {
+        let op = graph(
+            Method::Get,
+            "/authenticationMethodsPolicy/authenticationMethodConfigurations",
+            "authenticationMethodsPolicy.ListAuthenticationMethodConfigurations",
+        );
+        let got = names(&op, &Singletons::default()).unwrap_or_default();
+        // Fewer nouns first; every noun, abbreviated, after them.
+        assert_eq!(got.names[0], "list_authentication_method_configurations");
+        assert_eq!(got.names.last().map(String::as_str), Some("list_auth_methods_policy_auth_method_configs"));
+        let (hashed, said) = got.hashed.unwrap_or_default();
+        assert_eq!(said, "list_authentication_methods_policy_authentication_method_configurations");
+        let (head, hash) = hashed.rsplit_once('_').unwrap_or_default();
+        assert_eq!((head, hash.len()), ("list_auth_methods_policy_auth_method_configs", 6));
+        // A name that fits whole has neither.
+        let short = graph(Method::Get, "/me/calendar/events", "me.calendar.ListEvents");
+        let got = names(&short, &Singletons::default()).unwrap_or_default();
+        assert!(got.hashed.is_none() && !got.names.iter().any(|n| n.contains("auth")), "{got:?}");
     }
 
     #[test]

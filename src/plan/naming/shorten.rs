@@ -34,9 +34,7 @@ pub fn fit(name: &str) -> String {
     if name.len() <= MAX_LEN {
         return name.to_owned();
     }
-    let hash = format!("{:08x}", fnv1a(name.as_bytes()));
-    let suffix = &hash[..6];
-    let budget = MAX_LEN - suffix.len() - 1;
+    let budget = MAX_LEN - HASH_LEN - 1;
     let mut out = String::new();
     for word in name.split('_') {
         let extra = if out.is_empty() { word.len() } else { word.len() + 1 };
@@ -51,7 +49,17 @@ pub fn fit(name: &str) -> String {
     if out.is_empty() {
         out = name[..budget].to_owned();
     }
-    format!("{out}_{suffix}")
+    tagged(&out, name)
+}
+
+/// How many hex digits of the hash a shortened name ends with.
+pub const HASH_LEN: usize = 6;
+
+/// `short` with a stable hash of `full` after it: the name that `full`, shortened to `short`,
+/// shares with no other. `short` leaves room for the hash (at most `MAX_LEN - HASH_LEN - 1`).
+pub fn tagged(short: &str, full: &str) -> String {
+    let hash = format!("{:08x}", fnv1a(full.as_bytes()));
+    format!("{short}_{}", &hash[..HASH_LEN])
 }
 
 /// FNV-1a, 32 bits: a stable hash that does not depend on the platform or the Rust version.
@@ -90,7 +98,7 @@ fn length(words: &[String]) -> usize {
 }
 
 /// Abbreviations a developer reads without a second look.
-fn abbreviated(word: &str) -> &str {
+pub(super) fn abbreviated(word: &str) -> &str {
     match word {
         "administrator" => "admin",
         "administrators" => "admins",
