@@ -739,6 +739,66 @@ fn odata_routes_whose_every_shortening_is_taken_keep_verb_and_object_before_a_ha
 }
 
 #[test]
+fn routes_that_meet_on_a_name_are_told_apart_by_more_of_the_route() {
+    // Without operationIds, names come from the route's last nouns; where they meet, each route
+    // that says more is named with its nearest other segments (T1), and only what no more of
+    // the route tells apart is numbered. The same names in any document order (T5).
+    let ops = [
+        ("/v3/events", "get"),
+        ("/v3/search/events", "get"),
+        ("/shows", "get"),
+        ("/user/votes/shows", "get"),
+        ("/north/things/{id}", "get"),
+        ("/south/things/{id}", "get"),
+        ("/users/{id}", "put"),
+    ];
+    let spec = |reversed: bool| {
+        let mut text = String::from("openapi: 3.0.3\ninfo: {title: Routes, version: \"1\"}\npaths:\n");
+        let ordered: Vec<&(&str, &str)> = if reversed { ops.iter().rev().collect() } else { ops.iter().collect() };
+        for (path, method) in ordered {
+            let params = if path.contains("{id}") {
+                "      parameters: [{name: id, in: path, required: true, schema: {type: string}}]\n"
+            } else {
+                ""
+            };
+            text.push_str(&format!(
+                "  '{path}':\n    {method}:\n{params}      responses: {{\"200\": {{description: ok}}}}\n"
+            ));
+            if *method == "put" {
+                text.push_str(&format!("    patch:\n{params}      responses: {{\"200\": {{description: ok}}}}\n"));
+            }
+        }
+        text
+    };
+    let named = |reversed: bool| {
+        let out = compile(&spec(reversed), None);
+        let mut got: Vec<(String, String, String)> = out
+            .catalog
+            .tools
+            .iter()
+            .map(|t| (t.operation.path.clone(), t.operation.method.to_string(), t.name.clone()))
+            .collect();
+        got.sort();
+        got
+    };
+    let got = named(false);
+    let name = |path: &str, method: &str| {
+        got.iter().find(|(p, m, _)| p == path && m.eq_ignore_ascii_case(method)).map(|(_, _, n)| n.as_str()).unwrap()
+    };
+    assert_eq!(name("/v3/events", "get"), "list_events");
+    assert_eq!(name("/v3/search/events", "get"), "list_search_events");
+    assert_eq!(name("/shows", "get"), "list_shows");
+    assert_eq!(name("/user/votes/shows", "get"), "list_vote_shows");
+    assert_eq!(name("/north/things/{id}", "get"), "get_north_thing");
+    assert_eq!(name("/south/things/{id}", "get"), "get_south_thing");
+    // One route, two methods that read alike: nothing more to say, so numbered.
+    let mut users = [name("/users/{id}", "put"), name("/users/{id}", "patch")];
+    users.sort();
+    assert_eq!(users, ["update_user", "update_user_2"]);
+    assert_eq!(named(true), got);
+}
+
+#[test]
 fn json_api_links_and_verbs_of_two_words_read_as_actions() {
     // App Store Connect's link ids and GitHub's `create-or-update`, `re-run` ids name their verb
     // after a namespace or last; each becomes one verb_noun name (T1), and removing a link is

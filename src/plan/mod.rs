@@ -598,9 +598,29 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(Stri
         }
         out.push((name.clone(), said.clone()));
     }
+    // Every name served, so that a name said in context meets none.
+    let mut served: BTreeSet<String> = out.iter().map(|(name, _)| name.clone()).collect();
+    let renamed = |k: usize, name: &str, unique: &str, report: &mut Report| {
+        let op = specs[k].op;
+        report.push(
+            Diagnostic::note(codes::NAME_COLLISION, format!("{} is named `{unique}`: `{name}` is taken", op.label()))
+                .at(&api.file, &op.pointer)
+                .with_help("name it in the overlay (`tools: {<name>: {operation: ...}}`)"),
+        );
+    };
     for (name, ks) in regrouped {
+        let mut numbered = ks.clone();
+        if ks.len() > 1 || taken.contains(&name) {
+            for (k, unique) in in_context(specs, &name, &ks, |n| served.contains(n) || taken.contains(n)) {
+                numbered.retain(|&n| n != k);
+                renamed(k, &name, &unique, report);
+                taken.insert(unique.clone());
+                served.insert(unique.clone());
+                out[k] = (unique.clone(), unique);
+            }
+        }
         // Indices went in ascending, and `specs` is in (path, method) order.
-        for (n, k) in ks.into_iter().enumerate() {
+        for (n, k) in numbered.into_iter().enumerate() {
             if n == 0 && !taken.contains(&name) {
                 taken.insert(name.clone());
                 continue;
@@ -613,18 +633,47 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(Stri
                 }
                 suffix += 1;
             };
-            let op = specs[k].op;
-            report.push(
-                Diagnostic::note(
-                    codes::NAME_COLLISION,
-                    format!("{} is named `{unique}`: `{name}` is taken", op.label()),
-                )
-                .at(&api.file, &op.pointer)
-                .with_help("name it in the overlay (`tools: {<name>: {operation: ...}}`)"),
-            );
+            renamed(k, &name, &unique, report);
             taken.insert(unique.clone());
+            served.insert(unique.clone());
             out[k].0 = unique;
         }
+    }
+    out
+}
+
+/// For the tools `ks` that meet on `name`, the names that more of their routes give
+/// (`naming::in_context`): each route that says more than the name is named with its nearest
+/// other segments (`list_search_events` beside `list_events`), as few as tell it apart from the
+/// others and from every name `used`. A route that says no more keeps the name, and what no
+/// more of its route tells apart is left out, to be numbered.
+fn in_context(specs: &[Spec<'_>], name: &str, ks: &[usize], used: impl Fn(&str) -> bool) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut pending: Vec<usize> =
+        ks.iter().copied().filter(|&k| naming::in_context(specs[k].op, name, 1).is_some()).collect();
+    let mut level = 1;
+    while !pending.is_empty() {
+        let tries: Vec<(usize, Option<String>)> =
+            pending.iter().map(|&k| (k, naming::in_context(specs[k].op, name, level))).collect();
+        let mut meets: BTreeMap<&str, usize> = BTreeMap::new();
+        for said in tries.iter().filter_map(|(_, t)| t.as_deref()) {
+            *meets.entry(said).or_default() += 1;
+        }
+        let taken_here: BTreeSet<&str> = out.iter().map(|(_, n): &(usize, String)| n.as_str()).collect();
+        let mut next = Vec::new();
+        let mut found = Vec::new();
+        for (k, tried) in &tries {
+            match tried {
+                Some(t) if meets[t.as_str()] == 1 && !used(t) && !taken_here.contains(t.as_str()) => {
+                    found.push((*k, t.clone()));
+                }
+                Some(_) => next.push(*k),
+                None => {}
+            }
+        }
+        out.extend(found);
+        pending = next;
+        level += 1;
     }
     out
 }

@@ -991,6 +991,51 @@ fn relationship_link(method: Method, path: &str) -> Option<String> {
     })
 }
 
+/// A route-derived name said with more of its route: the `k` nearest static segments before
+/// the last that say words the name does not say yet, each as one item, after the verb
+/// (`GET /v3/search/events` → `list_search_events` beside `/v3/events`' `list_events`;
+/// `/user/votes/shows` → `list_vote_shows`, then `list_user_vote_shows`). `None` when the route
+/// has fewer such segments, the name is not the route's (an operationId names it), or it would
+/// not fit in [`MAX_LEN`].
+pub fn in_context(op: &Operation, name: &str, k: usize) -> Option<String> {
+    if operation_id(op).is_some() || k == 0 {
+        return None;
+    }
+    let words: Vec<&str> = name.split('_').collect();
+    let (verb, rest) = words.split_first()?;
+    // The static segments, as `from_route` reads them (`within.{outputFormat}` is one).
+    let segments: Vec<&str> =
+        op.path.split('/').filter(|s| !s.is_empty() && !s.starts_with('{') && !is_noise(s)).collect();
+    let (_, before) = segments.split_last()?;
+    let mut context: Vec<String> = Vec::new();
+    let mut used = 0;
+    for segment in before.iter().rev().filter(|s| !s.contains('{')) {
+        if used == k {
+            break;
+        }
+        let mut said = snake_words(segment);
+        if let Some(last) = said.last_mut() {
+            *last = singular(last);
+        }
+        said.retain(|w| !words.contains(&w.as_str()) && !context.contains(w));
+        if !said.is_empty() {
+            context.splice(0..0, said);
+            used += 1;
+        }
+    }
+    if used < k {
+        return None;
+    }
+    let name = finished(
+        &std::iter::once(*verb)
+            .chain(context.iter().map(String::as_str))
+            .chain(rest.iter().copied())
+            .collect::<Vec<_>>()
+            .join("_"),
+    );
+    (name.len() <= MAX_LEN).then_some(name)
+}
+
 fn from_route(method: Method, path: &str) -> String {
     // Static segments with the position of the parameter that follows each, if any.
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
@@ -1049,6 +1094,27 @@ mod tests {
         for (method, path, want) in cases {
             assert_eq!(from_route(method, path), want, "{method} {path}");
         }
+    }
+
+    #[test]
+    fn a_route_name_in_context_says_the_nearest_segments_it_does_not_say_yet() {
+        let op = |method, path: &str| Operation::bare(method, path);
+        let shows = op(Method::Get, "/user/votes/shows");
+        assert_eq!(in_context(&shows, "list_shows", 1).as_deref(), Some("list_vote_shows"));
+        assert_eq!(in_context(&shows, "list_shows", 2).as_deref(), Some("list_user_vote_shows"));
+        assert_eq!(in_context(&shows, "list_shows", 3), None);
+        // Words the name says already are not said twice; parameters and versions are no context.
+        let orders = op(Method::Get, "/api/v2/shops/{shop}/users/{id}/orders");
+        assert_eq!(in_context(&orders, "list_user_orders", 1).as_deref(), Some("list_shop_user_orders"));
+        // A segment with a parameter in it can be the last, never context.
+        let within = op(Method::Get, "/sites/page-{n}/within.{outputFormat}");
+        assert_eq!(
+            in_context(&within, "list_within_output_format", 1).as_deref(),
+            Some("list_site_within_output_format")
+        );
+        // A name an operationId gave is the team's words: not said in context.
+        let named = Operation { operation_id: Some("listShows".to_owned()), ..op(Method::Get, "/user/votes/shows") };
+        assert_eq!(in_context(&named, "list_shows", 1), None);
     }
 
     #[test]
