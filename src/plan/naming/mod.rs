@@ -1003,9 +1003,9 @@ pub fn in_context(op: &Operation, name: &str, k: usize) -> Option<String> {
     }
     let words: Vec<&str> = name.split('_').collect();
     let (verb, rest) = words.split_first()?;
-    // The static segments, as `from_route` reads them (`within.{outputFormat}` is one).
+    // The static segments, as `from_route` reads them (`within.{outputFormat}` is one, `~` none).
     let segments: Vec<&str> =
-        op.path.split('/').filter(|s| !s.is_empty() && !s.starts_with('{') && !is_noise(s)).collect();
+        op.path.split('/').filter(|s| !s.starts_with('{') && !is_noise(s) && !static_words(s).is_empty()).collect();
     let (_, before) = segments.split_last()?;
     let mut context: Vec<String> = Vec::new();
     let mut used = 0;
@@ -1013,7 +1013,7 @@ pub fn in_context(op: &Operation, name: &str, k: usize) -> Option<String> {
         if used == k {
             break;
         }
-        let mut said = snake_words(segment);
+        let mut said = snake_words(&static_words(segment));
         if let Some(last) = said.last_mut() {
             *last = singular(last);
         }
@@ -1036,6 +1036,30 @@ pub fn in_context(op: &Operation, name: &str, k: usize) -> Option<String> {
     (name.len() <= MAX_LEN).then_some(name)
 }
 
+/// A static segment's words without the parameters written into it: `within.{outputFormat}`
+/// → `within`, `${participantId}` → nothing, and a query written into the path says what it
+/// selects by (`airquality?postal_code={postal_code}` → `airquality_by_postal_code`).
+fn static_words(segment: &str) -> String {
+    let (head, query) = segment.split_once('?').unwrap_or((segment, ""));
+    let mut plain = String::new();
+    let mut depth = 0usize;
+    for c in head.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let mut words = snake_words(&plain);
+    let keys: Vec<String> = query.split('&').filter_map(|pair| pair.split('=').next()).flat_map(snake_words).collect();
+    if !keys.is_empty() && !words.is_empty() {
+        words.push("by".to_owned());
+        words.extend(keys);
+    }
+    words.join("_")
+}
+
 fn from_route(method: Method, path: &str) -> String {
     // Static segments with the position of the parameter that follows each, if any.
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
@@ -1045,7 +1069,10 @@ fn from_route(method: Method, path: &str) -> String {
             continue;
         }
         let followed_by_param = segments.get(i + 1).is_some_and(|n| n.starts_with('{'));
-        statics.push((seg.to_snake_case(), followed_by_param));
+        let said = static_words(seg);
+        if !said.is_empty() {
+            statics.push((said, followed_by_param));
+        }
     }
     let ends_with_param = segments.last().is_some_and(|s| s.starts_with('{'));
     let Some((last, _)) = statics.last().cloned() else {
@@ -1090,6 +1117,10 @@ mod tests {
             (Method::Post, "/users/{userId}/orders", "create_user_order"),
             (Method::Get, "/api/v1/categories/{id}", "get_category"),
             (Method::Get, "/", "get_root"),
+            // Parameters written into a segment are the arguments' business, not the name's.
+            (Method::Get, "/sites/within.{outputFormat}", "list_within"),
+            (Method::Get, "/history/airquality?lat={lat}&lon={lon}", "list_airquality_by_lat_lon"),
+            (Method::Delete, "/projects/{id}/participants/${participantId}", "delete_project_participant"),
         ];
         for (method, path, want) in cases {
             assert_eq!(from_route(method, path), want, "{method} {path}");
