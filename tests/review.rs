@@ -799,6 +799,44 @@ fn routes_that_meet_on_a_name_are_told_apart_by_more_of_the_route() {
 }
 
 #[test]
+fn ids_that_restate_a_put_or_patch_read_as_updates() {
+    // Box and SendGrid ids restate method and route (`put_tasks_id`); PUT and PATCH update
+    // (T1). Where two methods of one route read as the same update, a PUT or PATCH keeps the
+    // name before a POST (Box's `POST /files/{id}` restores a file), and an id that says its own
+    // verb keeps it.
+    let spec = r##"
+openapi: 3.0.3
+info: {title: Restated, version: "1"}
+paths:
+  /tasks/{task_id}:
+    parameters: [{name: task_id, in: path, required: true, schema: {type: string}}]
+    put: {operationId: put_tasks_id, responses: {"200": {description: ok}}}
+  /files/{file_id}:
+    parameters: [{name: file_id, in: path, required: true, schema: {type: string}}]
+    put: {operationId: put_files_id, responses: {"200": {description: ok}}}
+    post: {operationId: post_files_id, responses: {"200": {description: ok}}}
+  /webhooks/{webhook_id}:
+    parameters: [{name: webhook_id, in: path, required: true, schema: {type: string}}]
+    put: {operationId: put_webhooks_id, responses: {"200": {description: ok}}}
+    patch: {operationId: patch_webhooks_id, responses: {"200": {description: ok}}}
+  /accounting-codes/{ac-id}/deactivate:
+    parameters: [{name: ac-id, in: path, required: true, schema: {type: string}}]
+    put: {operationId: PUT_DeactivateAccountingCode, responses: {"200": {description: ok}}}
+"##;
+    assert_eq!(
+        sorted_names(spec),
+        [
+            "deactivate_accounting_code",
+            "patch_webhooks_id",
+            "post_files_id",
+            "put_webhooks_id",
+            "update_file",
+            "update_task",
+        ]
+    );
+}
+
+#[test]
 fn json_api_links_and_verbs_of_two_words_read_as_actions() {
     // App Store Connect's link ids and GitHub's `create-or-update`, `re-run` ids name their verb
     // after a namespace or last; each becomes one verb_noun name (T1), and removing a link is

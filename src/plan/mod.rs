@@ -452,6 +452,7 @@ impl Spec<'_> {
         let mut names = Vec::new();
         let mut ranks = Vec::new();
         let mut hashed = None;
+        let mut guessed = false;
         if self.variant.is_some() {
             names.push(self.base_name());
         } else {
@@ -467,11 +468,17 @@ impl Spec<'_> {
                 }
                 None => Some(self.base_name()),
             };
+            guessed = derived.as_deref().is_some_and(|name| self.updates_by_post(name));
             names.extend(derived);
         }
         // The fallbacks rank after every derived name.
         let last = ranks.iter().copied().max().map_or(0, |r| r + 1);
         ranks.resize(names.len(), last);
+        // A POST to an item read as an update is a guess (Box's `POST /files/{id}` restores a
+        // file): where a PUT or PATCH of the route is read so too, that one keeps the name.
+        if guessed && let Some(rank) = ranks.last_mut() {
+            *rank += 1;
+        }
         // A name too long to serve becomes its shortenings (`naming::fitted`): a readable one a
         // rank lower, so that it yields to a tool whose own name it is, then the hashed one.
         let fitted = |(said, rank): (String, u32)| {
@@ -499,6 +506,11 @@ impl Spec<'_> {
             .chain(id_hashed)
             .filter(|c| seen.insert(c.name.clone()))
             .collect()
+    }
+
+    /// Whether `name`, derived for this operation, reads a POST to an item as an update.
+    fn updates_by_post(&self, name: &str) -> bool {
+        self.op.method == Method::Post && self.op.path.ends_with('}') && naming::first_word(name) == "update"
     }
 
     fn declared_name(&self) -> bool {

@@ -831,6 +831,8 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
     }
     let ends_with_param = segments.last().is_some_and(|s| s.starts_with('{'));
     let last = words.last().copied().unwrap_or_default();
+    let leads = |w: &str| is_action_verb(w) || VERBS.contains(&w) || ACTIONS.contains(&w);
+    let says_verb = words.first().is_some_and(|w| leads(w)) || (verb_first && after_item);
     let verb = match method {
         Method::Post if !ends_with_param && words.len() > 1 && ACTIONS.contains(&last) => {
             words.pop();
@@ -846,7 +848,10 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
         Method::Post if ends_with_param => "update",
         Method::Post => "create",
         Method::Delete => "delete",
-        // PUT and PATCH on one path would both be update_x; their ids keep them apart.
+        // Where PUT and PATCH serve one path, both are update_x and meet: their ids keep them
+        // apart (see `plan::assign_names`). An id or a route that says its own verb
+        // (`PUT_DeactivateAccountingCode`, `…/accept-access`, `…/put-object`) keeps it.
+        Method::Put | Method::Patch if !says_verb => "update",
         Method::Put | Method::Patch | Method::Options | Method::Trace => return None,
     };
     // `customers_customer` (a collection, then its id parameter) says `customer` once.
@@ -1199,10 +1204,12 @@ mod tests {
                 "/v1/radar/value_lists/{value_list}",
                 Some("delete_radar_value_list"),
             ),
-            // RPC-style routes, and PUT/PATCH (which could share a path): kept.
+            // RPC-style routes: kept.
             ("post_create_account", Method::Post, "/createAccount", None),
             ("post_accept_address_transfer", Method::Post, "/#Action=AcceptAddressTransfer", None),
-            ("put_files_id", Method::Put, "/files/{file_id}", None),
+            // PUT and PATCH update (where both serve one path, the names meet and the ids part them).
+            ("put_files_id", Method::Put, "/files/{file_id}", Some("update_file")),
+            ("patch_tasks_id", Method::Patch, "/tasks/{task_id}", Some("update_task")),
             // Words the path does not have, another method's verb, or the verb alone: kept.
             ("get_current_user", Method::Get, "/user", None),
             ("list_pets", Method::Get, "/pets", None),
