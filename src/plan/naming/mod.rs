@@ -46,6 +46,7 @@ pub fn base_name(op: &Operation) -> String {
             .unwrap_or_else(|| {
                 let snake = id.to_snake_case();
                 restated(&snake, op.method, &op.path)
+                    .or_else(|| posted(&snake, op.method, &op.path))
                     .or_else(|| method_prefixed(&snake, op.method, &op.path))
                     .or_else(|| noun_read(&snake, op.method, &op.path))
                     .unwrap_or(snake)
@@ -465,6 +466,31 @@ fn plural(word: &str) -> String {
 /// the action's name (`describe_db_clusters`, `create_test_card_ranges`). On a GET of a resource
 /// path the word after `get` is a noun (Zuora's `GET_RefundItemParts` reads a refund's parts):
 /// only an RPC-style route names an action there.
+/// An id that posts to a collection what the collection holds: `post` and the collection's
+/// item, maybe qualified (LaunchDarkly's `postCustomRole` on `/roles`, Airflow's `post_dag_run`
+/// on `/dags/{dag_id}/dagRuns`, loket's `PostDepartmentByEmployerId` on `…/departments`): it
+/// creates one (T1), `create_custom_role`. A trailing `by_…` clause only names the route's
+/// parameters and goes. `None` when a word is a verb (`postBestHitSearch`), or the route's last
+/// segment is an action or a read (`/users/search`) or no collection of what is posted.
+fn posted(snake: &str, method: Method, path: &str) -> Option<String> {
+    let words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
+    if method != Method::Post || words.first() != Some(&"post") || path.contains(['#', '?', '=']) {
+        return None;
+    }
+    let last = path.rsplit('/').find(|s| !s.is_empty()).filter(|s| !s.starts_with('{'))?;
+    let collection = snake_words(last);
+    let item = singular(collection.last()?);
+    if collection.iter().any(|w| is_action_verb(w) || is_read_verb(w)) || item == *collection.last()? {
+        return None;
+    }
+    let by = words.iter().position(|w| *w == "by").unwrap_or(words.len());
+    let rest = &words[1..by];
+    if rest.last() != Some(&item.as_str()) || rest.iter().any(|w| is_action_verb(w) || is_read_verb(w)) {
+        return None;
+    }
+    Some(format!("create_{}", rest.join("_")))
+}
+
 fn method_prefixed(snake: &str, method: Method, path: &str) -> Option<String> {
     let words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
     match words.as_slice() {
@@ -1130,6 +1156,25 @@ mod tests {
         for (method, path, want) in cases {
             assert_eq!(from_route(method, path), want, "{method} {path}");
         }
+    }
+
+    #[test]
+    fn an_id_that_posts_what_a_collection_holds_creates_one() {
+        let cases = [
+            ("post_custom_role", "/roles", Some("create_custom_role")),
+            ("post_department_by_employer_id", "/employers/{employerId}/departments", Some("create_department")),
+            ("post_a_comment", "/comments", Some("create_a_comment")),
+            // A verb of its own, a search, an item route, or something the route does not hold.
+            ("post_best_hit_search", "/besthitsearch", None),
+            ("post_user_search", "/users/search", None),
+            ("post_role", "/roles/{id}", None),
+            ("post_new_third_party_job", "/Jobs/ThirdParty", None),
+            ("post_role", "/#Action=PostRole", None),
+        ];
+        for (id, path, want) in cases {
+            assert_eq!(posted(id, Method::Post, path).as_deref(), want, "{id} {path}");
+        }
+        assert_eq!(posted("post_custom_role", Method::Put, "/roles"), None);
     }
 
     #[test]
