@@ -64,7 +64,7 @@ fn the_checker_notices_a_dropped_constraint() {
     };
     assert!(fidelity::check(&source, &output.catalog).is_complete());
 
-    let tool = output.catalog.tools.iter_mut().find(|t| t.name == "put_thing").unwrap();
+    let tool = output.catalog.tools.iter_mut().find(|t| t.name == "update_thing").unwrap();
     // Drop one bound deep inside a oneOf branch, and one through a `$defs` reference.
     let shape = tool.input_schema.pointer_mut("/properties/shape/oneOf/0/allOf/0/properties/radius").unwrap();
     shape.as_object_mut().unwrap().remove("exclusiveMinimum");
@@ -110,7 +110,7 @@ fn swagger_2_is_upgraded_without_loss() {
 fn normalisation_keeps_meaning() {
     let input = Input::files(repo().join("tests/fixtures/edge-cases.yaml"), None);
     let output = generate(&input, &settings()).unwrap();
-    let put = tool(&output, "put_thing");
+    let put = tool(&output, "update_thing");
     let props = &put.input_schema["properties"];
     // Collisions: the path `id` keeps its name, the body `id` and the header `limit` are renamed.
     let names: Vec<&str> = put.args.iter().map(|a| a.name.as_str()).collect();
@@ -190,7 +190,7 @@ fn uploads_take_base64_files() {
     assert_eq!(upload.input_schema["properties"]["caption"], json!({"type": "string", "maxLength": 140}));
     let body = upload.body.as_ref().unwrap();
     assert_eq!(body.files, ["photo", "extra"]);
-    let put = tool(&output, "put_document");
+    let put = tool(&output, "update_document");
     assert_eq!(put.input_schema["properties"]["body"]["contentMediaType"], "application/pdf");
     let f = check("tests/fixtures/uploads.yaml");
     assert!(f.is_complete() && f.left_out.is_empty(), "{f:?}");
