@@ -837,6 +837,48 @@ paths:
 }
 
 #[test]
+fn an_id_that_only_restates_its_method_gives_way_to_a_summary_with_a_verb() {
+    // Box's ids restate method and route (`put_files_id#add_shared_link`); their summaries say
+    // what each does (T1). A name derived from the route still comes first where it has one, and
+    // keeps it against a summary (Mailchimp's "Delete list member" on a POST action).
+    let spec = r##"
+openapi: 3.0.3
+info: {title: Summaries, version: "1"}
+paths:
+  /files/{file_id}:
+    parameters: [{name: file_id, in: path, required: true, schema: {type: string}}]
+    put: {operationId: put_files_id, summary: Update file, responses: {"200": {description: ok}}}
+    post: {operationId: post_files_id, summary: Restore file, responses: {"200": {description: ok}}}
+  '/files/{file_id}#add_shared_link':
+    parameters: [{name: file_id, in: path, required: true, schema: {type: string}}]
+    put: {operationId: 'put_files_id#add_shared_link', summary: Add shared link to file, responses: {"200": {description: ok}}}
+  /posts/{id}/replies:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    get: {operationId: postReplies, summary: List replies to post, responses: {"200": {description: ok}}}
+  /lists/{list_id}/members/{hash}:
+    parameters:
+      - {name: list_id, in: path, required: true, schema: {type: string}}
+      - {name: hash, in: path, required: true, schema: {type: string}}
+    delete: {operationId: deleteListsIdMembersId, summary: Archive list member, responses: {"204": {description: ok}}}
+  /lists/{list_id}/members/{hash}/actions/delete-permanent:
+    parameters:
+      - {name: list_id, in: path, required: true, schema: {type: string}}
+      - {name: hash, in: path, required: true, schema: {type: string}}
+    post:
+      operationId: postListsIdMembersHashActionsDeletePermanent
+      summary: Delete list member
+      responses: {"204": {description: ok}}
+"##;
+    let names = sorted_names(spec);
+    for want in ["add_shared_link_to_file", "delete_list_member", "restore_file", "update_file"] {
+        assert!(names.contains(&want.to_owned()), "{want}: {names:?}");
+    }
+    // `post` there is a noun: no summary stands in for the derived name.
+    assert!(names.contains(&"post_replies".to_owned()), "{names:?}");
+    assert_eq!(names.iter().filter(|n| n.starts_with("delete_list_member")).count(), 1, "{names:?}");
+}
+
+#[test]
 fn json_api_links_and_verbs_of_two_words_read_as_actions() {
     // App Store Connect's link ids and GitHub's `create-or-update`, `re-run` ids name their verb
     // after a namespace or last; each becomes one verb_noun name (T1), and removing a link is

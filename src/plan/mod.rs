@@ -453,6 +453,8 @@ impl Spec<'_> {
         let mut ranks = Vec::new();
         let mut hashed = None;
         let mut guessed = false;
+        // Whether the derived name leads with the method (`put_files_id_add_shared_link`).
+        let mut transport = false;
         if self.variant.is_some() {
             names.push(self.base_name());
         } else {
@@ -469,6 +471,7 @@ impl Spec<'_> {
                 None => Some(self.base_name()),
             };
             guessed = derived.as_deref().is_some_and(|name| self.updates_by_post(name));
+            transport = derived.as_deref().is_some_and(|name| naming::is_transport_word(&naming::first_word(name)));
             names.extend(derived);
         }
         // The fallbacks rank after every derived name.
@@ -488,19 +491,26 @@ impl Spec<'_> {
                 said: said.clone(),
             })
         };
-        // The operationId as written comes next, then, for an OData route whose every name is
-        // taken, its verb and nouns hashed before the operationId hashed
-        // (`list_user_calendar_event_multi_value_extended_properties_31b8f6`, not
-        // `users_calendars_events_instances_exception_occurrences_1146cb`).
+        // Where the id only restates method and route, a summary that leads with a verb
+        // (`post_files_id`'s "Restore file" → `restore_file`): first when the derived name is
+        // that id, else next; the operationId as written; then,
+        // for an OData route whose every name is taken, its verb and nouns hashed before the
+        // operationId hashed (`list_user_calendar_event_multi_value_extended_properties_31b8f6`,
+        // not `users_calendars_events_instances_exception_occurrences_1146cb`).
+        let summary = naming::summary_name(self.op).filter(|_| self.variant.is_none());
+        // It ranks after a name derived from the route, which says the resource as the API
+        // names it.
+        let summary = summary.map(|name| Candidate { said: name.clone(), name, rank: last + 1 });
         let id = naming::id_name(self.op).filter(|_| self.variant.is_none()).map(|id| (id, last));
         let (by_id, id_hashed): (Vec<Candidate>, Vec<Candidate>) =
             id.into_iter().flat_map(fitted).partition(|c| c.name == c.said || c.rank > last);
         let hashed = hashed.map(|(name, said)| Candidate { name, rank: last, said });
+        let (first, next) = if transport { (summary, None) } else { (None, summary) };
         let mut seen = BTreeSet::new();
-        names
+        first
             .into_iter()
-            .zip(ranks)
-            .flat_map(fitted)
+            .chain(names.into_iter().zip(ranks).flat_map(fitted))
+            .chain(next)
             .chain(by_id)
             .chain(hashed)
             .chain(id_hashed)

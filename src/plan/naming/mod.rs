@@ -68,6 +68,26 @@ pub fn id_name(op: &Operation) -> Option<String> {
     Some(sanitize(&operation_id(op)?.to_snake_case()))
 }
 
+/// The summary as a name, for an operation whose id only restates its method and route
+/// (Box's `post_files_id`, SendGrid's `POST_templates-template_id`): what a tool falls back to
+/// before that id when its derived name is taken. A short summary that leads with a verb says
+/// what the operation does ("Restore file" → `restore_file`, "Duplicate a transactional
+/// template" → `duplicate_transactional_template`). `None` for any other id or summary.
+pub fn summary_name(op: &Operation) -> Option<String> {
+    let id = id_name(op)?;
+    if !is_transport_word(&first_word(&id)) || first_word(&id) != op.method.as_lower() {
+        return None;
+    }
+    let summary = op.summary.as_deref()?.trim().trim_end_matches('.');
+    let words: Vec<String> = summary.split_whitespace().map(|w| w.to_lowercase()).collect();
+    let plain = words.iter().all(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    if !(2..=6).contains(&words.len()) || !plain || !is_action_verb(&words[0]) || is_transport_word(&words[0]) {
+        return None;
+    }
+    let name = finished(&words.join("_").replace('-', "_"));
+    (name.len() <= MAX_LEN && name.contains('_')).then_some(name)
+}
+
 /// The operationId, unless it is a database key rather than a name (see [`opaque`]).
 fn operation_id(op: &Operation) -> Option<&str> {
     op.operation_id.as_deref().filter(|id| !opaque(id))
@@ -261,6 +281,7 @@ const ACTION_VERBS: &[&str] = &[
     "destroy",
     "detect",
     "disassociate",
+    "duplicate",
     "enumerate",
     "estimate",
     "evaluate",
@@ -441,7 +462,7 @@ fn is_method_word(word: &str) -> bool {
 }
 
 /// Method names that are not the verb of what an action does (`get` and `delete` are).
-fn is_transport_word(word: &str) -> bool {
+pub fn is_transport_word(word: &str) -> bool {
     matches!(word, "put" | "post" | "patch" | "head" | "options")
 }
 
