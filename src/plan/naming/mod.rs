@@ -505,8 +505,17 @@ fn posted(snake: &str, method: Method, path: &str) -> Option<String> {
         return None;
     }
     let by = words.iter().position(|w| *w == "by").unwrap_or(words.len());
-    let rest = &words[1..by];
-    if rest.last() != Some(&item.as_str()) || rest.iter().any(|w| is_action_verb(w) || is_read_verb(w)) {
+    let mut rest = &words[1..by];
+    // API Platform says which operation it is: `postCrawlCollection` posts to `/crawls`.
+    if rest.len() > 1 && rest.last() == Some(&"collection") && !collection.iter().any(|w| w.starts_with("collection")) {
+        rest = &rest[..rest.len() - 1];
+    }
+    // The item in the collection's own spelling, words run together or not: loket's
+    // `PostAbpFundByEmploymentId` posts to `…/abpfunds`.
+    let flat = |words: &[&str]| words.concat();
+    let one = singular(&collection.concat());
+    let holds = rest.last() == Some(&item.as_str()) || flat(rest) == one;
+    if !holds || rest.iter().any(|w| is_action_verb(w) || is_read_verb(w)) {
         return None;
     }
     Some(format!("create_{}", rest.join("_")))
@@ -1190,6 +1199,8 @@ mod tests {
             ("post_user_search", "/users/search", None),
             ("post_role", "/roles/{id}", None),
             ("post_new_third_party_job", "/Jobs/ThirdParty", None),
+            ("post_abp_fund_by_employment_id", "/employments/{employmentId}/abpfunds", Some("create_abp_fund")),
+            ("post_crawl_collection", "/crawls", Some("create_crawl")),
             ("post_role", "/#Action=PostRole", None),
         ];
         for (id, path, want) in cases {
