@@ -1112,6 +1112,14 @@ fn static_words(segment: &str) -> String {
             _ => {}
         }
     }
+    // A format extension says how, not what (`/messages/send.json`).
+    const FORMATS: &[&str] = &["atom", "csv", "htm", "html", "json", "rss", "txt", "xml", "yaml", "yml"];
+    let plain = match plain.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() && FORMATS.contains(&ext.to_ascii_lowercase().as_str()) => {
+            stem.to_owned()
+        }
+        _ => plain,
+    };
     let mut words = snake_words(&plain);
     let keys: Vec<String> = query.split('&').filter_map(|pair| pair.split('=').next()).flat_map(snake_words).collect();
     if !keys.is_empty() && !words.is_empty() {
@@ -1152,6 +1160,20 @@ fn from_route(method: Method, path: &str) -> String {
             let grand = if grand.is_empty() { String::new() } else { format!("{}_", grand.join("_")) };
             format!("{last}_{grand}{parent}")
         }
+        // A POST to a segment that leads with a verb does what it says (`POST /login`,
+        // `POST /containers/create`, Clubhouse's `POST /get_profile`), to the parents' items
+        // and the collection before it: `/repositories/{id}/issues/export` →
+        // `export_repository_issues`.
+        Method::Post if !ends_with_param && last.split('_').next().is_some_and(is_action_verb) => {
+            // Hetzner's `/firewalls/{id}/actions/set_rules`: `actions` only groups them.
+            let before = statics
+                .len()
+                .checked_sub(2)
+                .map(|i| &statics[i])
+                .filter(|(s, keyed)| !keyed && !matches!(s.as_str(), "action" | "actions"));
+            let object: Vec<String> = parents.iter().cloned().chain(before.map(|(s, _)| s.clone())).collect();
+            if object.is_empty() { last } else { format!("{last}_{}", object.join("_")) }
+        }
         Method::Get if !ends_with_param => format!("list_{prefix}{last}"),
         Method::Get | Method::Head => format!("get_{prefix}{}", singular(&last)),
         Method::Post => format!("create_{prefix}{}", singular(&last)),
@@ -1178,6 +1200,12 @@ mod tests {
             (Method::Post, "/users/{userId}/orders", "create_user_order"),
             (Method::Get, "/api/v1/categories/{id}", "get_category"),
             (Method::Get, "/", "get_root"),
+            (Method::Post, "/login", "login"),
+            (Method::Post, "/containers/create", "create_containers"),
+            (Method::Post, "/repositories/{id}/issues/export", "export_repository_issues"),
+            (Method::Post, "/get_profile", "get_profile"),
+            (Method::Post, "/messages/send.json", "send_messages"),
+            (Method::Post, "/firewalls/{id}/actions/set_rules", "set_rules_firewall"),
             // Parameters written into a segment are the arguments' business, not the name's.
             (Method::Get, "/sites/within.{outputFormat}", "list_within"),
             (Method::Get, "/history/airquality?lat={lat}&lon={lon}", "list_airquality_by_lat_lon"),
