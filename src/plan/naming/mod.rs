@@ -46,6 +46,7 @@ pub fn base_name(op: &Operation) -> String {
             .unwrap_or_else(|| {
                 let snake = id.to_snake_case();
                 restated(&snake, op.method, &op.path)
+                    .or_else(|| bare_verb(&snake, op.method, &op.path))
                     .or_else(|| posted(&snake, op.method, &op.path))
                     .or_else(|| method_prefixed(&snake, op.method, &op.path))
                     .or_else(|| noun_read(&snake, op.method, &op.path))
@@ -487,6 +488,36 @@ fn plural(word: &str) -> String {
 /// the action's name (`describe_db_clusters`, `create_test_card_ranges`). On a GET of a resource
 /// path the word after `get` is a noun (Zuora's `GET_RefundItemParts` reads a refund's parts):
 /// only an RPC-style route names an action there.
+/// An operationId without the counter a generator added to keep ids unique (springfox's
+/// `create_3`, `changeStatus_2`): the counter says nothing of the operation.
+fn without_counter(id: &str) -> &str {
+    match id.rsplit_once('_') {
+        Some((stem, n))
+            if !n.is_empty()
+                && n.len() <= 3
+                && n.chars().all(|c| c.is_ascii_digit())
+                && stem.ends_with(|c: char| c.is_ascii_alphabetic()) =>
+        {
+            stem
+        }
+        _ => id,
+    }
+}
+
+/// An id that is a verb alone (`create`, springfox's `delete_2`): the verb, then what the route
+/// names (`POST /customers` → `create_customer`). `None` when the route names nothing else
+/// (`GET /search`).
+fn bare_verb(snake: &str, method: Method, path: &str) -> Option<String> {
+    let verb = without_counter(snake);
+    if !matches!(verb, "get" | "list" | "create" | "update" | "delete" | "add" | "remove" | "search" | "find") {
+        return None;
+    }
+    let route = from_route(method, path);
+    let (_, object) = route.split_once('_')?;
+    let said = object.split('_').any(|w| w == verb || w == "root");
+    (!said).then(|| format!("{verb}_{object}"))
+}
+
 /// An id that posts to a collection what the collection holds: `post` and the collection's
 /// item, maybe qualified (LaunchDarkly's `postCustomRole` on `/roles`, Airflow's `post_dag_run`
 /// on `/dags/{dag_id}/dagRuns`, loket's `PostDepartmentByEmployerId` on `…/departments`): it
@@ -1214,6 +1245,26 @@ mod tests {
         for (method, path, want) in cases {
             assert_eq!(from_route(method, path), want, "{method} {path}");
         }
+    }
+
+    #[test]
+    fn an_id_that_is_a_verb_alone_takes_its_object_from_the_route() {
+        let cases = [
+            ("create", Method::Post, "/v1/orders", Some("create_order")),
+            ("delete_14", Method::Delete, "/tasks/{taskId}", Some("delete_task")),
+            ("list", Method::Get, "/v1/domains", Some("list_domains")),
+            ("update_2", Method::Put, "/customers/{customerId}", Some("update_customer")),
+            // The route says no more than the verb, or the id is more than a verb.
+            ("search", Method::Get, "/api/2/search", None),
+            ("approve", Method::Post, "/pets/{id}/approve", None),
+            ("create_order", Method::Post, "/orders", None),
+        ];
+        for (id, method, path, want) in cases {
+            assert_eq!(bare_verb(id, method, path).as_deref(), want, "{id} {path}");
+        }
+        assert_eq!(without_counter("changeStatus_2"), "changeStatus");
+        assert_eq!(without_counter("listPets_v2"), "listPets_v2");
+        assert_eq!(without_counter("get_1234"), "get_1234");
     }
 
     #[test]
