@@ -491,19 +491,18 @@ impl Spec<'_> {
                 said: said.clone(),
             })
         };
-        // Where the id only restates method and route, a summary that leads with a verb
-        // (`post_files_id`'s "Restore file" → `restore_file`): first when the derived name is
-        // that id, else next; the operationId as written; then,
-        // for an OData route whose every name is taken, its verb and nouns hashed before the
-        // operationId hashed (`list_user_calendar_event_multi_value_extended_properties_31b8f6`,
-        // not `users_calendars_events_instances_exception_occurrences_1146cb`).
-        let summary = naming::summary_name(self.op).filter(|_| self.variant.is_none());
-        // It ranks after a name derived from the route, which says the resource as the API
-        // names it.
+        // After the derived names: where the id only restates method and route, a summary that
+        // leads with a verb (`post_files_id`'s "Restore file" → `restore_file`; first when the
+        // derived name is that id, and ranked after any name from the route); the operationId as
+        // written or readably shortened; for an OData route whose every name is taken, its verb
+        // and nouns hashed (`list_user_calendar_event_multi_value_extended_properties_31b8f6`);
+        // last the operationId hashed (`users_calendars_events_instances_exception_…_1146cb`).
+        let own = self.variant.is_none();
+        let summary = own.then(|| naming::summary_name(self.op)).flatten();
         let summary = summary.map(|name| Candidate { said: name.clone(), name, rank: last + 1 });
-        let id = naming::id_name(self.op).filter(|_| self.variant.is_none()).map(|id| (id, last));
-        let (by_id, id_hashed): (Vec<Candidate>, Vec<Candidate>) =
-            id.into_iter().flat_map(fitted).partition(|c| c.name == c.said || c.rank > last);
+        let id = own.then(|| naming::id_name(self.op)).flatten().map(|id| (id, last));
+        let (id_hashed, by_id): (Vec<Candidate>, Vec<Candidate>) =
+            id.into_iter().flat_map(fitted).partition(|c| c.name != c.said && c.name == naming::fit(&c.said));
         let hashed = hashed.map(|(name, said)| Candidate { name, rank: last, said });
         let (first, next) = if transport { (summary, None) } else { (None, summary) };
         let mut seen = BTreeSet::new();
@@ -633,7 +632,8 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(Stri
     for (name, ks) in regrouped {
         let mut numbered = ks.clone();
         if ks.len() > 1 || taken.contains(&name) {
-            for (k, unique) in in_context(specs, &name, &ks, |n| served.contains(n) || taken.contains(n)) {
+            // `served` holds every name `taken` does.
+            for (k, unique) in in_context(specs, &name, &ks, |n| served.contains(n)) {
                 numbered.retain(|&n| n != k);
                 renamed(k, &name, &unique, report);
                 taken.insert(unique.clone());
@@ -671,8 +671,8 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(Stri
 /// more of its route tells apart is left out, to be numbered.
 fn in_context(specs: &[Spec<'_>], name: &str, ks: &[usize], used: impl Fn(&str) -> bool) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    let mut pending: Vec<usize> =
-        ks.iter().copied().filter(|&k| naming::in_context(specs[k].op, name, 1).is_some()).collect();
+    // A route with no more to say drops out at the first level it cannot reach.
+    let mut pending = ks.to_vec();
     let mut level = 1;
     while !pending.is_empty() {
         let tries: Vec<(usize, Option<String>)> =

@@ -75,8 +75,8 @@ pub fn id_name(op: &Operation) -> Option<String> {
 /// what the operation does ("Restore file" → `restore_file`, "Duplicate a transactional
 /// template" → `duplicate_transactional_template`). `None` for any other id or summary.
 pub fn summary_name(op: &Operation) -> Option<String> {
-    let id = id_name(op)?;
-    if !is_transport_word(&first_word(&id)) || first_word(&id) != op.method.as_lower() {
+    let method = first_word(&id_name(op)?);
+    if method != op.method.as_lower() || !is_transport_word(&method) {
         return None;
     }
     let summary = op.summary.as_deref()?.trim().trim_end_matches('.');
@@ -483,11 +483,6 @@ fn plural(word: &str) -> String {
     }
 }
 
-/// An operationId that leads with a method before the action's own verb (AWS's
-/// `GET_DescribeDBClusters` on `/#Action=DescribeDBClusters`, Adyen's `post-createTestCardRanges`):
-/// the action's name (`describe_db_clusters`, `create_test_card_ranges`). On a GET of a resource
-/// path the word after `get` is a noun (Zuora's `GET_RefundItemParts` reads a refund's parts):
-/// only an RPC-style route names an action there.
 /// An operationId without the counter a generator added to keep ids unique (springfox's
 /// `create_3`, `changeStatus_2`): the counter says nothing of the operation.
 fn without_counter(id: &str) -> &str {
@@ -531,8 +526,9 @@ fn posted(snake: &str, method: Method, path: &str) -> Option<String> {
     }
     let last = path.rsplit('/').find(|s| !s.is_empty()).filter(|s| !s.starts_with('{'))?;
     let collection = snake_words(last);
-    let item = singular(collection.last()?);
-    if collection.iter().any(|w| is_action_verb(w) || is_read_verb(w)) || item == *collection.last()? {
+    let plural = collection.last()?;
+    let item = singular(plural);
+    if collection.iter().any(|w| is_action_verb(w) || is_read_verb(w)) || item == *plural {
         return None;
     }
     let by = words.iter().position(|w| *w == "by").unwrap_or(words.len());
@@ -543,15 +539,18 @@ fn posted(snake: &str, method: Method, path: &str) -> Option<String> {
     }
     // The item in the collection's own spelling, words run together or not: loket's
     // `PostAbpFundByEmploymentId` posts to `…/abpfunds`.
-    let flat = |words: &[&str]| words.concat();
-    let one = singular(&collection.concat());
-    let holds = rest.last() == Some(&item.as_str()) || flat(rest) == one;
+    let holds = rest.last() == Some(&item.as_str()) || rest.concat() == singular(&collection.concat());
     if !holds || rest.iter().any(|w| is_action_verb(w) || is_read_verb(w)) {
         return None;
     }
     Some(format!("create_{}", rest.join("_")))
 }
 
+/// An operationId that leads with a method before the action's own verb (AWS's
+/// `GET_DescribeDBClusters` on `/#Action=DescribeDBClusters`, Adyen's `post-createTestCardRanges`):
+/// the action's name (`describe_db_clusters`, `create_test_card_ranges`). On a GET of a resource
+/// path the word after `get` is a noun (Zuora's `GET_RefundItemParts` reads a refund's parts):
+/// only an RPC-style route names an action there.
 fn method_prefixed(snake: &str, method: Method, path: &str) -> Option<String> {
     let words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
     match words.as_slice() {
@@ -918,8 +917,7 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
     }
     let ends_with_param = segments.last().is_some_and(|s| s.starts_with('{'));
     let last = words.last().copied().unwrap_or_default();
-    let leads = |w: &str| is_action_verb(w) || VERBS.contains(&w) || ACTIONS.contains(&w);
-    let says_verb = words.first().is_some_and(|w| leads(w)) || (verb_first && after_item);
+    let says_verb = words.first().is_some_and(|w| is_action_verb(w)) || (verb_first && after_item);
     let verb = match method {
         Method::Post if !ends_with_param && words.len() > 1 && ACTIONS.contains(&last) => {
             words.pop();
@@ -1095,17 +1093,15 @@ pub fn in_context(op: &Operation, name: &str, k: usize) -> Option<String> {
     }
     let words: Vec<&str> = name.split('_').collect();
     let (verb, rest) = words.split_first()?;
-    // The static segments, as `from_route` reads them (`within.{outputFormat}` is one, `~` none).
-    let segments: Vec<&str> =
-        op.path.split('/').filter(|s| !s.starts_with('{') && !is_noise(s) && !static_words(s).is_empty()).collect();
-    let (_, before) = segments.split_last()?;
+    let statics = route_statics(&op.path);
+    let (_, before) = statics.split_last()?;
     let mut context: Vec<String> = Vec::new();
     let mut used = 0;
-    for segment in before.iter().rev().filter(|s| !s.contains('{')) {
+    for segment in before.iter().rev().filter(|s| !s.templated) {
         if used == k {
             break;
         }
-        let mut said = snake_words(&static_words(segment));
+        let mut said: Vec<String> = segment.said.split('_').map(str::to_owned).collect();
         if let Some(last) = said.last_mut() {
             *last = singular(last);
         }
@@ -1160,21 +1156,38 @@ fn static_words(segment: &str) -> String {
     words.join("_")
 }
 
-fn from_route(method: Method, path: &str) -> String {
-    // Static segments with the position of the parameter that follows each, if any.
+/// A static segment of a route as route names read it.
+struct Static {
+    /// Its words, snake case (see [`static_words`]).
+    said: String,
+    /// A parameter follows it: it names one item (`/users/{id}`).
+    keyed: bool,
+    /// A parameter is written into it (`within.{outputFormat}`): it can name the route's last
+    /// step, never its context.
+    templated: bool,
+}
+
+/// The static segments of `path` that say something, without versions and `api`.
+fn route_statics(path: &str) -> Vec<Static> {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let mut statics: Vec<(String, bool)> = Vec::new();
-    for (i, seg) in segments.iter().enumerate() {
-        if seg.starts_with('{') || is_noise(seg) {
+    let mut out = Vec::new();
+    for (i, segment) in segments.iter().enumerate() {
+        if segment.starts_with('{') || is_noise(segment) {
             continue;
         }
-        let followed_by_param = segments.get(i + 1).is_some_and(|n| n.starts_with('{'));
-        let said = static_words(seg);
+        let said = static_words(segment);
         if !said.is_empty() {
-            statics.push((said, followed_by_param));
+            let keyed = segments.get(i + 1).is_some_and(|next| next.starts_with('{'));
+            out.push(Static { said, keyed, templated: segment.contains('{') });
         }
     }
-    let ends_with_param = segments.last().is_some_and(|s| s.starts_with('{'));
+    out
+}
+
+fn from_route(method: Method, path: &str) -> String {
+    // Static segments with whether a parameter follows each.
+    let statics: Vec<(String, bool)> = route_statics(path).into_iter().map(|s| (s.said, s.keyed)).collect();
+    let ends_with_param = path.split('/').rfind(|s| !s.is_empty()).is_some_and(|s| s.starts_with('{'));
     let Some((last, _)) = statics.last().cloned() else {
         return format!("{}_root", method.as_lower());
     };

@@ -408,7 +408,7 @@ impl Reading {
             // The hash is of the route's full name with every collection as written and every
             // parameter: what tells two routes apart.
             let whole = self.name(&all, Form { written: Written::All, params: self.params.len() });
-            out.hashed = Some((short.tagged(&whole), full.clone()));
+            out.hashed = Some((short.hashed_name(&whole), full.clone()));
         }
         if out.names.is_empty() {
             out.push(full, 0);
@@ -476,7 +476,7 @@ impl Reading {
 
     /// The name that leaves room for a hash of `whole` and says most: the most nouns that fit,
     /// else the verb and as many of the last words as fit (the object, what the tool acts on).
-    fn tagged(&self, whole: &str) -> String {
+    fn hashed_name(&self, whole: &str) -> String {
         let plain = Form { written: Written::None, params: 0 };
         let room = MAX_LEN - HASH_LEN - 1;
         let fits = |name: &String| name.len() <= room;
