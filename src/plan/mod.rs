@@ -4,6 +4,7 @@
 //! Schemas are assembled by the next stage; the plan only decides what goes into them.
 
 pub mod describe;
+mod ids;
 pub mod intent;
 pub mod merge;
 pub mod naming;
@@ -336,7 +337,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
         }
     }
     tools.extend(merges.into_values().filter_map(|routes| merge::combine(routes, report)));
-    link_ids(&mut tools, &api.defs);
+    ids::link_ids(&mut tools, &api.defs);
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     if tools.is_empty() {
         report.push(
@@ -1155,107 +1156,6 @@ fn as_base64(schema: &Value, media_type: Option<&str>) -> Value {
         }
         _ => one(schema),
     }
-}
-
-/// D2: an id path parameter says which tool lists the ids, so the model does not guess them.
-fn link_ids(tools: &mut [Tool], defs: &Defs) {
-    // Each collection a tool lists (every route of a merged one), with the tool's name.
-    let lists: Vec<(String, String)> = tools
-        .iter()
-        .flat_map(|t| t.calls().iter().map(move |r| (r, &t.name)))
-        .filter(|(r, _)| {
-            r.operation.method == Method::Get && !r.operation.path.ends_with('}') && returns_collection(r, defs)
-        })
-        .map(|(r, name)| (r.operation.path.clone(), name.clone()))
-        .collect();
-    // The tool that lists the ids of `path`'s last parameter: the collection itself, else a
-    // search/find endpoint under it.
-    let list_for = |path: &str| -> Option<(String, String)> {
-        let param = template_names(path).pop()?;
-        let cut = path.rfind(&format!("/{{{param}}}"))?;
-        let collection = &path[..cut];
-        let exact = lists.iter().find(|(p, _)| p == collection);
-        let under = || {
-            lists
-                .iter()
-                .filter(|(p, _)| {
-                    p.starts_with(&format!("{collection}/"))
-                        && !p[collection.len() + 1..].contains('/')
-                        && !p.contains('{')
-                })
-                .min_by(|a, b| a.1.cmp(&b.1))
-        };
-        exact.or_else(under).map(|(_, list)| (param, list.clone()))
-    };
-    for t in tools.iter_mut() {
-        // Each operation a tool calls (a merged tool's every route, so a 404 on any of them
-        // names where its ids come from, E4); the hint goes on the tool's argument.
-        let tool_name = t.name.clone();
-        let mut hints = Vec::new();
-        for r in t.calls_mut() {
-            let Some((param, list_name)) = list_for(&r.operation.path) else { continue };
-            if list_name == tool_name || list_name == r.name {
-                continue;
-            }
-            let arg = r.args.iter().find(|a| matches!(&a.target, Target::Path { name, .. } if *name == param));
-            hints.extend(arg.map(|a| (a.name.clone(), describe::id_hint(&list_name))));
-            r.list_tool = Some(list_name);
-        }
-        if !t.routes.is_empty() {
-            t.list_tool = t.routes[0].list_tool.clone();
-        }
-        for (arg, hint) in hints {
-            if let Some(arg) = t.args.iter_mut().find(|a| a.name == arg) {
-                add_hint(&mut arg.schema, &hint);
-            }
-        }
-    }
-    // Other `<noun>_id` arguments (a body's `user_id`): the tool that lists that noun, the one
-    // on the shortest path (then by name). Nouns are computed once per list, not per argument.
-    let mut by_noun: BTreeMap<String, (usize, &str)> = BTreeMap::new();
-    for (path, name) in &lists {
-        let Some(last) = path.rsplit('/').find(|s| !s.is_empty()).filter(|s| !s.starts_with('{')) else { continue };
-        let noun = naming::singular(&heck::ToSnakeCase::to_snake_case(last));
-        let candidate = (path.len(), name.as_str());
-        by_noun.entry(noun).and_modify(|best| *best = (*best).min(candidate)).or_insert(candidate);
-    }
-    for t in tools.iter_mut() {
-        for arg in t.args.iter_mut().filter(|a| !matches!(a.target, Target::Path { .. })) {
-            let snake = heck::ToSnakeCase::to_snake_case(arg.name.as_str());
-            let Some(noun) = snake.strip_suffix("_id").filter(|n| !n.is_empty()) else { continue };
-            if let Some((_, list_name)) = by_noun.get(noun)
-                && *list_name != t.name
-            {
-                add_hint(&mut arg.schema, &describe::id_hint(list_name));
-            }
-        }
-    }
-}
-
-/// Appends the id source to an argument's description (D2).
-fn add_hint(schema: &mut Value, hint: &str) {
-    let Value::Object(map) = schema else { return };
-    let text = match map.get("description").and_then(Value::as_str).filter(|d| !d.trim().is_empty()) {
-        Some(d) if d.contains("returned by") => return,
-        Some(d) => format!("{} {hint}", describe::sentence(d)),
-        None => hint.to_owned(),
-    };
-    map.insert("description".to_owned(), Value::String(text));
-}
-
-/// Whether a tool's success response is a list of items (an array, or an object holding one).
-fn returns_collection(t: &Tool, defs: &Defs) -> bool {
-    let Some(out) = &t.output else { return false };
-    let shape = defs.follow(out);
-    if shape.get("type") == Some(&json!("array")) || shape.get("items").is_some() {
-        return true;
-    }
-    shape.get("properties").and_then(Value::as_object).is_some_and(|props| {
-        props.values().any(|p| {
-            let p = defs.follow(p);
-            p.get("type") == Some(&json!("array")) || p.get("items").is_some()
-        })
-    })
 }
 
 fn schemes(api: &Api, prefix: &str, used: &BTreeSet<&str>, report: &mut Report) -> Vec<Scheme> {

@@ -1127,6 +1127,21 @@ pub fn in_context(op: &Operation, name: &str, k: usize) -> Option<String> {
 /// A static segment's words without the parameters written into it: `within.{outputFormat}`
 /// → `within`, `${participantId}` → nothing, and a query written into the path says what it
 /// selects by (`airquality?postal_code={postal_code}` → `airquality_by_postal_code`).
+/// A route or segment without its format extension, which says how, not what
+/// (`/messages/send.json`, `/Accounts.json`).
+pub fn without_format(route: &str) -> &str {
+    match route.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() && is_format(ext) => stem,
+        _ => route,
+    }
+}
+
+/// Whether a word names a response format (`json`, `xml`…).
+pub fn is_format(word: &str) -> bool {
+    const FORMATS: &[&str] = &["atom", "csv", "htm", "html", "json", "rss", "txt", "xml", "yaml", "yml"];
+    FORMATS.contains(&word.to_ascii_lowercase().as_str())
+}
+
 fn static_words(segment: &str) -> String {
     let (head, query) = segment.split_once('?').unwrap_or((segment, ""));
     let mut plain = String::new();
@@ -1139,15 +1154,7 @@ fn static_words(segment: &str) -> String {
             _ => {}
         }
     }
-    // A format extension says how, not what (`/messages/send.json`).
-    const FORMATS: &[&str] = &["atom", "csv", "htm", "html", "json", "rss", "txt", "xml", "yaml", "yml"];
-    let plain = match plain.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() && FORMATS.contains(&ext.to_ascii_lowercase().as_str()) => {
-            stem.to_owned()
-        }
-        _ => plain,
-    };
-    let mut words = snake_words(&plain);
+    let mut words = snake_words(without_format(&plain));
     let keys: Vec<String> = query.split('&').filter_map(|pair| pair.split('=').next()).flat_map(snake_words).collect();
     if !keys.is_empty() && !words.is_empty() {
         words.push("by".to_owned());
