@@ -284,6 +284,56 @@ paths:
     );
 }
 
+/// An id that restates a route ending in its verb reads as the route does; a summary with a verb
+/// still comes first for an id that only restates its method; a segment that leads with a word
+/// that is also a noun (`test_clocks`) is a collection, and a verb set on an item says the item
+/// first (Hetzner's actions).
+#[test]
+fn ids_that_restate_a_route_ending_in_its_verb_read_as_that_verb() {
+    let spec = r#"
+openapi: 3.0.3
+info: {title: Payments, version: "1"}
+paths:
+  /v1/charges/search:
+    get: {operationId: GetChargesSearch, responses: {"200": {description: ok}}}
+  /v1/apps/secrets/delete:
+    post: {operationId: PostAppsSecretsDelete, responses: {"200": {description: ok}}}
+  /v1/apps/secrets/find:
+    get: {operationId: GetAppsSecretsFind, responses: {"200": {description: ok}}}
+  /v1/charges/{charge}/dispute/close:
+    parameters: [{name: charge, in: path, required: true, schema: {type: string}}]
+    post: {operationId: PostChargesChargeDisputeClose, responses: {"200": {description: ok}}}
+  /v1/test_helpers/test_clocks:
+    get: {operationId: GetTestHelpersTestClocks, responses: {"200": {description: ok}}}
+    post: {operationId: PostTestHelpersTestClocks, responses: {"200": {description: ok}}}
+  /oauth2/revoke:
+    post: {operationId: post_oauth2_revoke, summary: Revoke access token, responses: {"200": {description: ok}}}
+  /cancel:
+    post: {operationId: post-cancel, summary: Cancel an authorisation, responses: {"200": {description: ok}}}
+  /firewalls/{id}/actions/set_rules:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    post: {responses: {"200": {description: ok}}}
+  /servers/{id}/actions/attach_to_network:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    post: {responses: {"200": {description: ok}}}
+"#;
+    assert_eq!(
+        sorted_names(spec),
+        [
+            "attach_server_to_network",
+            "cancel_authorisation",
+            "close_charge_dispute",
+            "create_test_helpers_test_clock",
+            "delete_secrets",
+            "find_secrets",
+            "list_test_helpers_test_clocks",
+            "revoke_access_token",
+            "search_charges",
+            "set_firewall_rules",
+        ]
+    );
+}
+
 /// Credentials written as parameters (Slack's `token` header, an `api_key` query parameter with
 /// no scheme) are the server's to send: never arguments, listed as hidden in the plan, supplied
 /// by a scheme with its own environment variable; a page `token` stays the model's. A JSONP

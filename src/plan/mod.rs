@@ -506,9 +506,14 @@ impl Spec<'_> {
             id.into_iter().flat_map(fitted).partition(|c| c.name != c.said && c.name == naming::fit(&c.said));
         let hashed = hashed.map(|(name, said)| Candidate { name, rank: last, said });
         let (first, next) = if transport { (summary, None) } else { (None, summary) };
+        // Then, for such an id on a route that ends in its verb, the route's reading of it
+        // (Stripe's `PostAppsSecretsDelete` → `delete_secrets`), before the id as written.
+        let verb_route = (own && transport).then(|| naming::verb_route_name(self.op)).flatten();
+        let verb_route = verb_route.map(|name| Candidate { said: name.clone(), name, rank: last });
         let mut seen = BTreeSet::new();
         first
             .into_iter()
+            .chain(verb_route)
             .chain(names.into_iter().zip(ranks).flat_map(fitted))
             .chain(next)
             .chain(by_id)

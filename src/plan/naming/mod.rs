@@ -859,6 +859,21 @@ fn read_method(rpc: &str) -> Option<String> {
 /// with the verb the route means (T1): `create_customer`, `list_customers`, `update_customer`,
 /// `confirm_payment_intent`. `None` when the id says more than the route.
 fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
+    restated_as(snake, method, path, false)
+}
+
+/// The name of an operation whose id restates a route that ends in its verb, read as the route
+/// does (Stripe's `PostAppsSecretsDelete` → `delete_secrets`): for an id that leads with a
+/// transport method, which [`base_name`] keeps as written so that a summary with a verb
+/// comes first (`post_oauth2_revoke`'s "Revoke access token").
+pub fn verb_route_name(op: &Operation) -> Option<String> {
+    let id = operation_id(op)?;
+    restated_as(&id.to_snake_case(), op.method, &op.path, true).map(|name| finished(&name))
+}
+
+/// [`restated`]; with `verb_route`, only the reading of a route that ends in its verb, for any
+/// method.
+fn restated_as(snake: &str, method: Method, path: &str, verb_route: bool) -> Option<String> {
     let mut words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
     // RPC-style routes (`/#Action=AcceptAddressTransfer`, `/checkAccountHolder`) carry their
     // verb in the path: the id is kept as written.
@@ -871,13 +886,33 @@ fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
     // An action on an item (`/payment_intents/{intent}/confirm`) is REST; a verb anywhere else is RPC.
     let after_item = at.is_some_and(|i| i > 0 && segments[i - 1].starts_with('{'));
     let camel = last_segment.as_bytes().windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-    let verb_first =
-        last_segment.to_snake_case().split('_').next().is_some_and(|w| VERBS.contains(&w) || ACTIONS.contains(&w));
-    if camel || (verb_first && !after_item) {
+    let segment_words = last_segment.to_snake_case();
+    let verb_first = segment_words.split('_').next().is_some_and(|w| VERBS.contains(&w) || ACTIONS.contains(&w))
+        && leads_with_verb(&segment_words);
+    if camel {
         return None;
     }
     let route: Vec<String> = path.split(['/', '.', '-', '{', '}']).flat_map(snake_words).collect();
     if !words[1..].iter().all(|w| route.iter().any(|r| r == w || singular(r) == *w)) {
+        return None;
+    }
+    // An id that restates a route whose last segment is its verb (Stripe's
+    // `PostAppsSecretsDelete`, `GetChargesSearch`) reads as the route does, where the route
+    // reads as that verb (`delete_secrets`, `search_charges`).
+    if verb_first && !after_item {
+        if is_transport_word(method.as_lower()) && !verb_route {
+            return None;
+        }
+        // Only a segment that is the verb alone, and ends the route: `get_opted_in_programs`
+        // or `/get-server-strategies/{id}` say more than a verb and stay as the id says.
+        let ends = segments.last() == Some(&last_segment);
+        let name = route_name(method, path, true);
+        // A verb without an object (Adyen's `post-cancel` on `/cancel`) says less than the
+        // operation's summary, which then names it.
+        let reads_so = name.split_once('_').is_some_and(|(verb, _)| verb == segment_words);
+        return (ends && reads_so).then_some(name);
+    }
+    if verb_route {
         return None;
     }
     words.remove(0);
@@ -1191,7 +1226,54 @@ fn route_statics(path: &str) -> Vec<Static> {
     out
 }
 
+/// Words that lead both verbs and nouns: before a plural they name a kind of thing (Stripe's
+/// `test_clocks`, `report_types`), not an action on it.
+const NOUN_ADJUNCTS: &[&str] = &["order", "report", "review", "test"];
+
+/// Whether a segment (its words, snake case) leads with the verb of what it does: `send`,
+/// `set_rules`, `create_from_calculation`, but not `test_clocks`.
+fn leads_with_verb(said: &str) -> bool {
+    let words: Vec<&str> = said.split('_').collect();
+    let (Some(first), Some(last)) = (words.first(), words.last()) else { return false };
+    is_action_verb(first) && !(words.len() > 1 && NOUN_ADJUNCTS.contains(first) && singular(last) != *last)
+}
+
+/// The name of a route whose last segment `last` leads with a verb: the verb, then the parents'
+/// items and the collection before it (`/repositories/{id}/issues/export` →
+/// `export_repository_issues`), then what the segment says after its verb
+/// (`/tax/transactions/create_from_calculation` → `create_transactions_from_calculation`).
+fn verb_led(last: &str, parents: &[String], statics: &[(String, bool)]) -> String {
+    // Hetzner's `/firewalls/{id}/actions/set_rules`: `actions` only groups them.
+    let before = statics
+        .len()
+        .checked_sub(2)
+        .map(|i| &statics[i])
+        .filter(|(s, keyed)| !keyed && !matches!(s.as_str(), "action" | "actions"));
+    let object: Vec<String> = parents.iter().cloned().chain(before.map(|(s, _)| s.clone())).collect();
+    if object.is_empty() {
+        return last.to_owned();
+    }
+    let object = object.join("_");
+    match last.split_once('_') {
+        Some((verb, rest)) if PREPOSITIONS.contains(&rest.split('_').next().unwrap_or_default()) => {
+            format!("{verb}_{object}_{rest}")
+        }
+        // What the verb sets on one item is that item's: `set_rules` on `/firewalls/{id}` →
+        // `set_firewall_rules`. Under a collection the rest may be the segment's own object
+        // (Mandrill's `/senders/add-domain`: `add_domain_senders`), so it stays as written.
+        Some((verb, rest)) if before.is_none() => format!("{verb}_{object}_{rest}"),
+        _ => format!("{last}_{object}"),
+    }
+}
+
 fn from_route(method: Method, path: &str) -> String {
+    route_name(method, path, false)
+}
+
+/// [`from_route`]; with `read_verbs`, a GET to a segment that leads with a verb that reads
+/// names it too (`GET /charges/search` → `search_charges`). Only where an id restates such a
+/// route: without one, a GET and a POST of a search route (star-trek's 40) would meet.
+fn route_name(method: Method, path: &str, read_verbs: bool) -> String {
     // Static segments with whether a parameter follows each.
     let statics: Vec<(String, bool)> = route_statics(path).into_iter().map(|s| (s.said, s.keyed)).collect();
     let ends_with_param = path.split('/').rfind(|s| !s.is_empty()).is_some_and(|s| s.starts_with('{'));
@@ -1215,15 +1297,14 @@ fn from_route(method: Method, path: &str) -> String {
         // `POST /containers/create`, Clubhouse's `POST /get_profile`), to the parents' items
         // and the collection before it: `/repositories/{id}/issues/export` →
         // `export_repository_issues`.
-        Method::Post if !ends_with_param && last.split('_').next().is_some_and(is_action_verb) => {
-            // Hetzner's `/firewalls/{id}/actions/set_rules`: `actions` only groups them.
-            let before = statics
-                .len()
-                .checked_sub(2)
-                .map(|i| &statics[i])
-                .filter(|(s, keyed)| !keyed && !matches!(s.as_str(), "action" | "actions"));
-            let object: Vec<String> = parents.iter().cloned().chain(before.map(|(s, _)| s.clone())).collect();
-            if object.is_empty() { last } else { format!("{last}_{}", object.join("_")) }
+        Method::Post if !ends_with_param && leads_with_verb(&last) => verb_led(&last, &parents, &statics),
+        Method::Get
+            if read_verbs
+                && !ends_with_param
+                && leads_with_verb(&last)
+                && last.split('_').next().is_some_and(is_read_verb) =>
+        {
+            verb_led(&last, &parents, &statics)
         }
         Method::Get if !ends_with_param => format!("list_{prefix}{last}"),
         Method::Get | Method::Head => format!("get_{prefix}{}", singular(&last)),
@@ -1256,7 +1337,11 @@ mod tests {
             (Method::Post, "/repositories/{id}/issues/export", "export_repository_issues"),
             (Method::Post, "/get_profile", "get_profile"),
             (Method::Post, "/messages/send.json", "send_messages"),
-            (Method::Post, "/firewalls/{id}/actions/set_rules", "set_rules_firewall"),
+            (Method::Post, "/firewalls/{id}/actions/set_rules", "set_firewall_rules"),
+            (Method::Post, "/servers/{id}/actions/attach_to_network", "attach_server_to_network"),
+            (Method::Post, "/tax/transactions/create_reversal", "create_reversal_transactions"),
+            (Method::Post, "/tax/transactions/create_from_calculation", "create_transactions_from_calculation"),
+            (Method::Post, "/test_helpers/test_clocks", "create_test_clock"),
             // Parameters written into a segment are the arguments' business, not the name's.
             (Method::Get, "/sites/within.{outputFormat}", "list_within"),
             (Method::Get, "/history/airquality?lat={lat}&lon={lon}", "list_airquality_by_lat_lon"),
