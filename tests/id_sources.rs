@@ -174,7 +174,7 @@ fn fields_named_for_a_listed_noun_that_hold_its_id_say_where_it_comes_from() {
     assert_eq!(said(&out, "get_customer_source", "customer"), from("list_customers"));
     assert_eq!(said(&out, "get_customer_source", "id"), from("list_customer_sources"));
     // A collection written with its format lists what its items' routes read.
-    assert_eq!(said(&out, "fetch_call", "Sid"), from("list_call"));
+    assert_eq!(said(&out, "fetch_call", "Sid"), from("list_calls"));
     // Described as an id; of two collections of configurations, the one beside the tool's route.
     assert_eq!(
         said(&out, "create_billing_portal_session", "configuration"),

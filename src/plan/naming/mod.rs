@@ -54,7 +54,26 @@ pub fn base_name(op: &Operation) -> String {
             }),
         (None, None) => from_route(op.method, &op.path),
     };
-    finished(&raw)
+    finished(&plural_list(raw, op.method, &op.path))
+}
+
+/// A list named for one item (Twilio's `ListCall`, Kubernetes' `listNamespacedPod`) names its
+/// collection as the route does: `list_calls` for `GET …/Calls.json`, `list_namespaced_pods`.
+fn plural_list(name: String, method: Method, path: &str) -> String {
+    let route = path.trim_end_matches('/');
+    let last_segment = route.rsplit('/').next().unwrap_or_default();
+    if method != Method::Get || !name.starts_with("list_") || last_segment.contains('{') {
+        return name;
+    }
+    let collection = static_words(last_segment);
+    let plural = collection.rsplit('_').next().unwrap_or_default();
+    if plural.is_empty() || is_noise(last_segment) {
+        return name;
+    }
+    match name.rsplit_once('_') {
+        Some((stem, word)) if word != plural && singular(plural) == word => format!("{stem}_{plural}"),
+        _ => name,
+    }
 }
 
 /// A name as it would be served: without articles, in the allowed characters. It may be longer
@@ -1349,6 +1368,24 @@ mod tests {
         ];
         for (method, path, want) in cases {
             assert_eq!(from_route(method, path), want, "{method} {path}");
+        }
+    }
+
+    #[test]
+    fn a_list_named_for_one_item_names_its_collection() {
+        let cases = [
+            ("list_call", Method::Get, "/2010-04-01/Accounts/{AccountSid}/Calls.json", "list_calls"),
+            ("list_core_v1_namespace", Method::Get, "/api/v1/namespaces", "list_core_v1_namespaces"),
+            ("list_messaging_country", Method::Get, "/v1/Messaging/Countries", "list_messaging_countries"),
+            ("list_hooks", Method::Get, "/v1/hooks/", "list_hooks"),
+            // Not a collection route, not a list, or a route whose last word is no plural of it.
+            ("list_member", Method::Get, "/teams/{id}/members/{username}", "list_member"),
+            ("get_call", Method::Get, "/Calls", "get_call"),
+            ("list_history", Method::Get, "/history", "list_history"),
+            ("list_call", Method::Post, "/Calls", "list_call"),
+        ];
+        for (name, method, path, want) in cases {
+            assert_eq!(plural_list(name.to_owned(), method, path), want, "{name} {path}");
         }
     }
 
