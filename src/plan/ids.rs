@@ -21,6 +21,8 @@ const SEARCHES: &[&str] = &["search", "find", "query", "filter", "list", "all", 
 /// A tool that lists a collection.
 struct List {
     path: String,
+    /// Its path parameters: a tool without them cannot call it.
+    params: Vec<String>,
     tool: String,
     /// The def each item is, when the items are one named shape.
     item: Option<String>,
@@ -34,7 +36,8 @@ pub(super) fn link_ids(tools: &mut [Tool], defs: &Defs) {
         .filter(|(r, _)| r.operation.method == Method::Get && !bare_route(&r.operation.path).ends_with('}'))
         .filter_map(|(r, name)| {
             let item = listed_items(r, defs)?;
-            Some(List { path: r.operation.path.clone(), tool: name.clone(), item: item.map(str::to_owned) })
+            let path = r.operation.path.clone();
+            Some(List { params: template_names(&path), path, tool: name.clone(), item: item.map(str::to_owned) })
         })
         .collect();
     link_path_params(tools, &lists);
@@ -148,7 +151,7 @@ fn link_named_args(tools: &mut [Tool], lists: &[List], defs: &Defs) {
                 continue;
             }
             let best = candidates.iter().filter(|l| l.tool != t.name).min_by_key(|l| {
-                let callable = template_names(&l.path).iter().all(|p| params.contains(p));
+                let callable = l.params.iter().all(|p| params.contains(p));
                 (!referred(l), !callable, std::cmp::Reverse(shared_segments(&l.path, &route)), l.path.len(), &l.tool)
             });
             if let Some(list) = best {
@@ -161,8 +164,8 @@ fn link_named_args(tools: &mut [Tool], lists: &[List], defs: &Defs) {
 /// Whether a segment under a collection searches it or lists all of it: `/products/search`,
 /// `/quotes/ids`, Docker's `/containers/json`.
 fn lists_all(segment: &str) -> bool {
-    !segment.contains(['/', '{'])
-        && (naming::is_format(segment) || SEARCHES.iter().any(|s| segment.to_ascii_lowercase().starts_with(s)))
+    let lower = segment.to_ascii_lowercase();
+    !segment.contains(['/', '{']) && (naming::is_format(segment) || SEARCHES.iter().any(|s| lower.starts_with(s)))
 }
 
 /// A route as a collection: `/pets/` and Twilio's `/Calls.json` list what `/pets/{id}/` and
@@ -179,17 +182,21 @@ fn shared_segments(a: &str, b: &str) -> usize {
 /// One string or integer: not a choice of values, not a file, not an object or a list.
 fn holds_one_value(schema: &Value, defs: &Defs) -> bool {
     let shape = defs.follow(schema);
-    let scalar = match shape.get("type") {
-        Some(Value::String(t)) => t == "string" || t == "integer",
-        Some(Value::Array(ts)) => {
-            ts.iter().any(|t| t == "string" || t == "integer")
-                && ts.iter().all(|t| t == "string" || t == "integer" || t == "null")
-        }
-        _ => false,
-    };
+    let types = types(shape);
+    let scalar = types.iter().any(|t| matches!(*t, "string" | "integer"))
+        && types.iter().all(|t| matches!(*t, "string" | "integer" | "null"));
     let choice = shape.get("enum").is_some() || shape.get("const").is_some();
     let file = shape.get("format") == Some(&json!("binary")) || shape.get("contentEncoding").is_some();
     scalar && !choice && !file
+}
+
+/// The types a schema's `type` names (one, or a list).
+fn types(shape: &Value) -> Vec<&str> {
+    match shape.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Whether an argument's description says it is an id ("The ID of the price").
@@ -201,20 +208,8 @@ fn described_as_id(schema: &Value, defs: &Defs) -> bool {
 }
 
 /// Whether the API's objects hold `field` as an id of `item` of the argument's own type.
-fn refers(
-    references: &BTreeSet<(String, String, String)>,
-    field: &str,
-    item: &str,
-    schema: &Value,
-    defs: &Defs,
-) -> bool {
-    let shape = defs.follow(schema);
-    let types: Vec<&str> = match shape.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
-    types.iter().any(|ty| references.contains(&(field.to_owned(), item.to_owned(), (*ty).to_owned())))
+fn refers(references: &References<'_>, field: &str, item: &str, schema: &Value, defs: &Defs) -> bool {
+    types(defs.follow(schema)).into_iter().any(|ty| references.contains(&(field, item, ty)))
 }
 
 /// Whether a sentence calls something an id ("The ID of the price", "the payout ID").
@@ -227,7 +222,9 @@ fn says_id(sentence: &str) -> bool {
 /// `(field, def, type)` for every field of the API's named objects that holds either an id of
 /// that `type` or the `def` object itself: Stripe's expandable
 /// `"customer": {"anyOf": [{"type": "string"}, customer]}`.
-fn id_references(defs: &Defs) -> BTreeSet<(String, String, String)> {
+type References<'d> = BTreeSet<(&'d str, &'d str, &'d str)>;
+
+fn id_references(defs: &Defs) -> References<'_> {
     let mut out = BTreeSet::new();
     for schema in defs.schemas.values() {
         let Some(props) = schema.get("properties").and_then(Value::as_object) else { continue };
@@ -241,7 +238,7 @@ fn id_references(defs: &Defs) -> BTreeSet<(String, String, String)> {
                 .collect();
             for def in alternatives.iter().filter_map(|a| def_name(a)) {
                 for ty in &scalars {
-                    out.insert((field.clone(), def.to_owned(), (*ty).to_owned()));
+                    out.insert((field.as_str(), def, *ty));
                 }
             }
         }

@@ -878,21 +878,31 @@ fn read_method(rpc: &str) -> Option<String> {
 /// with the verb the route means (T1): `create_customer`, `list_customers`, `update_customer`,
 /// `confirm_payment_intent`. `None` when the id says more than the route.
 fn restated(snake: &str, method: Method, path: &str) -> Option<String> {
-    restated_as(snake, method, path, false)
+    // An id that leads with a transport method keeps its words here, so that a summary with a
+    // verb comes first; [`verb_route_name`] offers the route's reading after it.
+    read_restated(snake, method, path)
+        .filter(|r| !(r.verb_route && is_transport_word(method.as_lower())))
+        .map(|r| r.name)
 }
 
 /// The name of an operation whose id restates a route that ends in its verb, read as the route
 /// does (Stripe's `PostAppsSecretsDelete` → `delete_secrets`): for an id that leads with a
-/// transport method, which [`base_name`] keeps as written so that a summary with a verb
-/// comes first (`post_oauth2_revoke`'s "Revoke access token").
+/// transport method, which [`restated`] leaves as written (`post_oauth2_revoke`'s summary
+/// "Revoke access token" names it first).
 pub fn verb_route_name(op: &Operation) -> Option<String> {
     let id = operation_id(op)?;
-    restated_as(&id.to_snake_case(), op.method, &op.path, true).map(|name| finished(&name))
+    read_restated(&id.to_snake_case(), op.method, &op.path).filter(|r| r.verb_route).map(|r| finished(&r.name))
 }
 
-/// [`restated`]; with `verb_route`, only the reading of a route that ends in its verb, for any
-/// method.
-fn restated_as(snake: &str, method: Method, path: &str, verb_route: bool) -> Option<String> {
+/// How an id that restates its route reads.
+struct Restated {
+    name: String,
+    /// Read from a route that ends in its verb (`/v1/charges/search` → `search_charges`).
+    verb_route: bool,
+}
+
+/// [`restated`]'s reading, whatever the method.
+fn read_restated(snake: &str, method: Method, path: &str) -> Option<Restated> {
     let mut words: Vec<&str> = snake.split('_').filter(|w| !w.is_empty()).collect();
     // RPC-style routes (`/#Action=AcceptAddressTransfer`, `/checkAccountHolder`) carry their
     // verb in the path: the id is kept as written.
@@ -919,9 +929,6 @@ fn restated_as(snake: &str, method: Method, path: &str, verb_route: bool) -> Opt
     // `PostAppsSecretsDelete`, `GetChargesSearch`) reads as the route does, where the route
     // reads as that verb (`delete_secrets`, `search_charges`).
     if verb_first && !after_item {
-        if is_transport_word(method.as_lower()) && !verb_route {
-            return None;
-        }
         // Only a segment that is the verb alone, and ends the route: `get_opted_in_programs`
         // or `/get-server-strategies/{id}` say more than a verb and stay as the id says.
         let ends = segments.last() == Some(&last_segment);
@@ -929,10 +936,7 @@ fn restated_as(snake: &str, method: Method, path: &str, verb_route: bool) -> Opt
         // A verb without an object (Adyen's `post-cancel` on `/cancel`) says less than the
         // operation's summary, which then names it.
         let reads_so = name.split_once('_').is_some_and(|(verb, _)| verb == segment_words);
-        return (ends && reads_so).then_some(name);
-    }
-    if verb_route {
-        return None;
+        return (ends && reads_so).then_some(Restated { name, verb_route: true });
     }
     words.remove(0);
     // Words only a parameter's name has (`app_id`'s `app`, `id`) name no resource: they go, and a
@@ -1008,7 +1012,7 @@ fn restated_as(snake: &str, method: Method, path: &str, verb_route: bool) -> Opt
     {
         *last = singular(last);
     }
-    Some(format!("{verb}_{}", nouns.join("_")))
+    Some(Restated { name: format!("{verb}_{}", nouns.join("_")), verb_route: false })
 }
 
 /// Keeps `[A-Za-z0-9_.-]`, turns everything else into `_`, and collapses repeats.
@@ -1178,9 +1182,6 @@ pub fn in_context(op: &Operation, name: &str, k: usize) -> Option<String> {
     (name.len() <= MAX_LEN).then_some(name)
 }
 
-/// A static segment's words without the parameters written into it: `within.{outputFormat}`
-/// → `within`, `${participantId}` → nothing, and a query written into the path says what it
-/// selects by (`airquality?postal_code={postal_code}` → `airquality_by_postal_code`).
 /// A route or segment without its format extension, which says how, not what
 /// (`/messages/send.json`, `/Accounts.json`).
 pub fn without_format(route: &str) -> &str {
@@ -1196,6 +1197,9 @@ pub fn is_format(word: &str) -> bool {
     FORMATS.contains(&word.to_ascii_lowercase().as_str())
 }
 
+/// A static segment's words without the parameters written into it: `within.{outputFormat}`
+/// → `within`, `${participantId}` → nothing, and a query written into the path says what it
+/// selects by (`airquality?postal_code={postal_code}` → `airquality_by_postal_code`).
 fn static_words(segment: &str) -> String {
     let (head, query) = segment.split_once('?').unwrap_or((segment, ""));
     let mut plain = String::new();
