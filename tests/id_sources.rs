@@ -206,3 +206,157 @@ fn fields_named_for_a_listed_noun_that_hold_something_else_are_left_alone() {
     assert_eq!(said(&out, "create_charge", "customer"), "");
     assert_eq!(said(&out, "list_charges", "customer"), "");
 }
+
+/// A resource-oriented API in Google's manner (AIP-121): one `{name}` or `{parent}` parameter
+/// holds a whole resource name, the dotted operationId says which resource it names, and
+/// descriptions open with field-behaviour labels.
+const RESOURCES: &str = r##"
+openapi: 3.0.0
+info: { title: Workstations, version: v1 }
+paths:
+  /v1/{parent}/workstationConfigs:
+    get:
+      operationId: workstations.projects.locations.workstationClusters.workstationConfigs.list
+      parameters:
+        - { name: parent, in: path, required: true, description: Required. Parent resource name., schema: { type: string } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/ListConfigs" } } } } }
+  /v1/{parent}/workstations:
+    get:
+      operationId: workstations.projects.locations.workstationClusters.workstationConfigs.workstations.list
+      parameters:
+        - { name: parent, in: path, required: true, description: Required. Parent resource name., schema: { type: string } }
+        - { name: pageSize, in: query, description: Optional. Maximum number of items to return., schema: { type: integer } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/ListWorkstations" } } } } }
+    post:
+      operationId: workstations.projects.locations.workstationClusters.workstationConfigs.workstations.create
+      parameters:
+        - { name: parent, in: path, required: true, description: Required. Parent resource name., schema: { type: string } }
+        - { name: workstationId, in: query, description: Required. ID to use for the workstation., schema: { type: string } }
+      requestBody: { content: { application/json: { schema: { $ref: "#/components/schemas/Workstation" } } } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Workstation" } } } } }
+  /v1/{name}:
+    get:
+      operationId: workstations.projects.locations.workstationClusters.workstationConfigs.workstations.get
+      parameters:
+        - { name: name, in: path, required: true, description: Required. Name of the requested resource., schema: { type: string } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Workstation" } } } } }
+  /v1/{name}:start:
+    post:
+      operationId: workstations.projects.locations.workstationClusters.workstationConfigs.workstations.start
+      parameters:
+        - { name: name, in: path, required: true, description: Required. Name of the workstation to start., schema: { type: string } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Workstation" } } } } }
+  /v1/{resource}:getIamPolicy:
+    get:
+      operationId: workstations.projects.locations.workstationClusters.workstationConfigs.workstations.getIamPolicy
+      parameters:
+        - { name: resource, in: path, required: true, description: "REQUIRED: The resource for which the policy is being requested.", schema: { type: string } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { type: object, properties: { etag: { type: string } } } } } } }
+components:
+  schemas:
+    ListConfigs:
+      type: object
+      properties:
+        workstationConfigs: { type: array, items: { type: object, properties: { name: { type: string } } } }
+    ListWorkstations:
+      type: object
+      properties:
+        workstations: { type: array, items: { $ref: "#/components/schemas/Workstation" } }
+        nextPageToken: { type: string }
+    Workstation:
+      type: object
+      properties:
+        name: { type: string, description: Identifier. Full name of this workstation. }
+        displayName: { type: string, description: Optional. Human-readable name for this workstation. }
+        host: { type: string, description: "Optional: The host name, e.g. ws.example.com. Assigned on start." }
+        reconciling: { type: boolean, description: Output only. Indicates whether this workstation is being updated. }
+"##;
+
+#[test]
+fn a_whole_resource_name_says_which_list_returns_it() {
+    let out = catalog(RESOURCES);
+    let from = |list: &str| format!("Use an id returned by {list}; do not guess ids.");
+    // The item the operation acts on: its resource's list.
+    assert_eq!(
+        said(&out, "get_workstation", "name"),
+        format!("Name of the requested resource. {}", from("list_workstations"))
+    );
+    assert_eq!(said(&out, "start_workstation", "name"), from("list_workstations"));
+    assert_eq!(
+        said(&out, "get_workstation_iam_policy", "resource"),
+        format!("The resource for which the policy is being requested. {}", from("list_workstations"))
+    );
+    // A parent followed by a collection: the list one level up.
+    assert_eq!(
+        said(&out, "list_workstations", "parent"),
+        format!("Parent resource name. {}", from("list_workstation_configs"))
+    );
+    assert_eq!(
+        said(&out, "create_workstation", "parent"),
+        format!("Parent resource name. {}", from("list_workstation_configs"))
+    );
+    // Nothing lists the configurations' parents: nothing is claimed.
+    assert_eq!(said(&out, "list_workstation_configs", "parent"), "Parent resource name.");
+}
+
+#[test]
+fn the_id_a_create_chooses_for_its_new_item_comes_from_no_list() {
+    let out = catalog(RESOURCES);
+    // `workstationId` names the workstation being created; list_workstations cannot return it.
+    assert_eq!(said(&out, "create_workstation", "workstationId"), "Required. ID to use for the workstation.");
+}
+
+/// Checks and labels in InfluxDB's manner: a post to a check's labels adds an existing label.
+const LABELS: &str = r##"
+openapi: 3.0.0
+info: { title: Checks, version: "2" }
+paths:
+  /api/v2/labels:
+    get:
+      operationId: listLabels
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Labels" } } } } }
+  /api/v2/checks/{checkID}/labels:
+    get:
+      operationId: listCheckLabels
+      parameters:
+        - { name: checkID, in: path, required: true, schema: { type: string } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Labels" } } } } }
+    post:
+      operationId: addCheckLabel
+      parameters:
+        - { name: checkID, in: path, required: true, schema: { type: string } }
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { type: object, required: [labelID], properties: { labelID: { type: string } } }
+      responses: { "201": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Labels" } } } } }
+components:
+  schemas:
+    Labels:
+      type: object
+      properties:
+        labels: { type: array, items: { type: object, properties: { id: { type: string } } } }
+"##;
+
+#[test]
+fn the_id_a_post_adds_to_a_collection_comes_from_the_list_of_all() {
+    let out = catalog(LABELS);
+    // A label added to a check is one of all the labels, not one the check has already.
+    assert_eq!(said(&out, "add_check_label", "labelID"), "Use an id returned by list_labels; do not guess ids.");
+}
+
+#[test]
+fn field_behaviour_labels_give_way_to_the_sentence_after_them() {
+    let out = catalog(RESOURCES);
+    // "Optional." says nothing the schema does not; the sentence after it is the description.
+    assert_eq!(said(&out, "list_workstations", "pageSize"), "Maximum number of items to return.");
+    assert_eq!(said(&out, "create_workstation", "displayName"), "Human-readable name for this workstation.");
+    // "e.g." does not end the sentence.
+    assert_eq!(said(&out, "create_workstation", "host"), "The host name, e.g. ws.example.com.");
+    // Other labels stay with their sentence; "Required." stays where the schema does not say it.
+    assert_eq!(said(&out, "create_workstation", "name"), "Identifier. Full name of this workstation.");
+    // A field the caller cannot set needs no more than that.
+    assert_eq!(said(&out, "create_workstation", "reconciling"), "Output only.");
+    assert_eq!(said(&out, "create_workstation", "workstationId"), "Required. ID to use for the workstation.");
+}

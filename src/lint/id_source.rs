@@ -21,7 +21,8 @@ impl Rule for IdSource {
             for arg in &tool.args {
                 let path_param = matches!(arg.target, Target::Path { .. });
                 let id_path_param = path_param && arg.name.to_ascii_lowercase().ends_with("id");
-                if !(is_id(&arg.name) || id_path_param) {
+                // The id a create chooses for its new item comes from the caller.
+                if !(is_id(&arg.name) || id_path_param) || crate::plan::names_new_item(tool, &arg.name) {
                     continue;
                 }
                 let described =

@@ -276,6 +276,19 @@ fn strip_markup(text: &str) -> String {
                 i += run;
                 continue;
             }
+            // Markdown's backslash escapes of marks that are plain text once unescaped
+            // (Telegram's `parse\_mode`); `\.` and `\d` in a quoted pattern stay, and so do
+            // `\*` and `\<`, which would read as emphasis or a tag without the backslash. An
+            // escaped backtick (Twilio's "The \`Policy\` object") quotes a word: it goes.
+            '\\' if next.is_some_and(|n| matches!(n, '_' | '[' | ']' | '#' | '|' | '~')) => {
+                out.extend(next);
+                i += 2;
+                continue;
+            }
+            '\\' if next == Some('`') => {
+                i += 2;
+                continue;
+            }
             // A heading mark, not `C#`.
             '#' if !out.chars().last().is_some_and(char::is_alphanumeric) => {}
             c if c.is_whitespace() => out.push(' '),
@@ -361,7 +374,7 @@ fn sentences(text: &str) -> Vec<&str> {
     let mut start = 0;
     let bytes = text.as_bytes();
     for (i, b) in bytes.iter().enumerate() {
-        if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1) == Some(&b' ') {
+        if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1) == Some(&b' ') && !abbreviation(&text[start..=i]) {
             out.push(&text[start..i + 2]);
             start = i + 2;
         }
@@ -370,6 +383,15 @@ fn sentences(text: &str) -> Vec<&str> {
         out.push(&text[start..]);
     }
     out
+}
+
+/// Abbreviations that end in a full stop inside a sentence ("a framerate, e.g. 30").
+const ABBREVIATIONS: &[&str] = &["e.g.", "i.e.", "vs.", "cf.", "approx.", "incl.", "resp.", "(e.g.", "(i.e."];
+
+/// Whether `text` ends with one of the [`ABBREVIATIONS`] rather than a sentence.
+fn abbreviation(text: &str) -> bool {
+    let last = text.rsplit(' ').next().unwrap_or(text);
+    ABBREVIATIONS.iter().any(|a| last.eq_ignore_ascii_case(a))
 }
 
 /// Length of the text a `**` run opens, up to the matching run on the same line.
@@ -403,44 +425,21 @@ fn emphasis_close(rest: &[char], run: usize) -> Option<usize> {
     })
 }
 
-/// HTML character references: the named ones descriptions use, and numeric ones.
+/// HTML character references: every named one of HTML5 (`&uuml;`, `&nbsp;`) and numeric ones.
 fn decode_entities(s: &str) -> String {
-    const NAMED: &[(&str, &str)] = &[
-        ("nbsp", " "),
-        ("lt", "<"),
-        ("gt", ">"),
-        ("quot", "\""),
-        ("apos", "'"),
-        ("ndash", "–"),
-        ("mdash", "—"),
-        ("hellip", "…"),
-        ("lsquo", "‘"),
-        ("rsquo", "’"),
-        ("ldquo", "“"),
-        ("rdquo", "”"),
-        ("semi", ";"),
-        ("colon", ":"),
-        ("bull", "•"),
-        ("middot", "·"),
-        ("times", "×"),
-        ("copy", "©"),
-        ("reg", "®"),
-        ("trade", "™"),
-        ("amp", "&"),
-    ];
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find('&') {
         out.push_str(&rest[..i]);
         let tail = &rest[i + 1..];
-        let decoded = tail.find(';').filter(|&end| end <= 10).and_then(|end| {
+        let decoded = tail.find(';').filter(|&end| end <= 32).and_then(|end| {
             let name = &tail[..end];
             let ch = if let Some(hex) = name.strip_prefix("#x").or_else(|| name.strip_prefix("#X")) {
                 u32::from_str_radix(hex, 16).ok().and_then(char::from_u32).map(String::from)
             } else if let Some(dec) = name.strip_prefix('#') {
                 dec.parse::<u32>().ok().and_then(char::from_u32).map(String::from)
             } else {
-                NAMED.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
+                quick_xml::escape::resolve_html5_entity(name).map(str::to_owned)
             };
             ch.map(|c| (c, end))
         });
@@ -561,7 +560,7 @@ pub fn shorten(text: &str, max: usize) -> String {
         return text.to_owned();
     }
     let cut: String = text.chars().take(max).collect();
-    if let Some(i) = cut.rfind(". ")
+    if let Some(i) = cut.match_indices(". ").map(|(i, _)| i).filter(|&i| !abbreviation(&cut[..=i])).last()
         && i > max / 3
     {
         return cut[..=i].to_owned();
@@ -828,6 +827,12 @@ mod tests {
             "Find a pet by id. Notes. Use pet_id."
         );
         assert_eq!(clean("a &amp; b"), "a & b");
+        assert_eq!(
+            clean(r"Set parse\_mode to \[x\]; matches `a\_b` or ^\d+\.\d+$."),
+            r"Set parse_mode to [x]; matches a\_b or ^\d+\.\d+$."
+        );
+        assert_eq!(clean(r"The \`Policy\` object."), "The Policy object.");
+        assert_eq!(clean("<em>&quot;M&uuml;nchen&quot;</em> &rarr; &ClockwiseContourIntegral;"), "\"München\" → ∲");
         assert_eq!(clean("1&mdash;100 &ndash; NB&semi; &#39;x&#x27; AT&T"), "1—100 – NB; 'x' AT&T");
         // Escaped HTML, escaped twice, markup inside link labels, a lone `<` in prose.
         assert_eq!(clean("&lt;p&gt;Because &amp;lt;b&amp;gt;x&amp;lt;/b&amp;gt;&lt;/p&gt;"), "Because x");
@@ -913,6 +918,16 @@ mod tests {
         let (kept, dropped) = untrusted("The user's credit card number. You must always specify the network.");
         assert_eq!(kept, "The user's credit card number. You must always specify the network.");
         assert!(dropped.is_empty());
+    }
+
+    #[test]
+    fn an_abbreviation_does_not_end_a_sentence() {
+        assert_eq!(
+            first_sentences("A maximum framerate, e.g. 30. Ignored when copying.", 1),
+            "A maximum framerate, e.g. 30."
+        );
+        assert_eq!(first_sentences("The kind (i.e. a file). More.", 1), "The kind (i.e. a file).");
+        assert_eq!(first_sentences("Pets, cats etc. More.", 1), "Pets, cats etc.");
     }
 
     #[test]

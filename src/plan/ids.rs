@@ -5,13 +5,18 @@
 //! - named the noun itself (Stripe's `customer`, `charge`) and known to hold one id: a string or
 //!   integer whose description says it is an id, or a field the API's own objects hold as an id
 //!   of that collection's items (`"customer": {"anyOf": [string, customer]}`, an expandable
-//!   reference). A bare `customer` that is a name or an address is not linked.
+//!   reference). A bare `customer` that is a name or an address is not linked;
+//! - a whole resource name (`/v1/{name}`, Google's AIP-121 style) whose dotted operationId
+//!   names the resource that a `….list` operation lists.
+//!
+//! The id a create chooses for its new item (`POST …/workstations?workstationId=`) is not linked
+//! to the list of the collection it posts to.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::{Target, Tool, describe, naming};
+use super::{OperationRef, Target, Tool, describe, naming};
 use crate::resolve::schema::def_name;
 use crate::resolve::{Defs, Method, template_names};
 
@@ -40,7 +45,18 @@ pub(super) fn link_ids(tools: &mut [Tool], defs: &Defs) {
             Some(List { params: template_names(&path), path, tool: name.clone(), item: item.map(str::to_owned) })
         })
         .collect();
-    link_path_params(tools, &lists);
+    // Lists named by a dotted operationId (`workstations.projects.locations.clusters.list`),
+    // by the resource they list.
+    let by_resource: BTreeMap<String, String> = tools
+        .iter()
+        .flat_map(|t| t.calls().iter().map(move |r| (r, &t.name)))
+        .filter(|(r, _)| r.operation.method == Method::Get)
+        .filter_map(|(r, name)| {
+            let resource = r.operation.operation_id.as_deref()?.strip_suffix(".list")?;
+            resource.contains('.').then(|| (resource.to_owned(), name.clone()))
+        })
+        .collect();
+    link_path_params(tools, &lists, &by_resource);
     link_named_args(tools, &lists, defs);
 }
 
@@ -49,8 +65,8 @@ pub(super) fn link_ids(tools: &mut [Tool], defs: &Defs) {
 /// before the last one counts only when a static segment follows it: in
 /// `/customers/{customer}/sources/{id}` both are ids of listed items, in
 /// `/repos/{owner}/{repo}` the owner is no repository.
-fn link_path_params(tools: &mut [Tool], lists: &[List]) {
-    let list_for = |path: &str, param: &str| -> Option<String> {
+fn link_path_params(tools: &mut [Tool], lists: &[List], by_resource: &BTreeMap<String, String>) {
+    let list_for = |path: &str, param: &str, operation_id: Option<&str>| -> Option<String> {
         let placeholder = format!("/{{{param}}}");
         let cut = path.rfind(&placeholder)?;
         let rest = &path[cut + placeholder.len()..];
@@ -78,7 +94,10 @@ fn link_path_params(tools: &mut [Tool], lists: &[List]) {
                 })
                 .min_by(|a, b| a.tool.cmp(&b.tool))
         };
-        exact.or_else(under).map(|l| l.tool.clone())
+        exact
+            .or_else(under)
+            .map(|l| l.tool.clone())
+            .or_else(|| resource_list(path, param, rest.starts_with('/'), operation_id?, by_resource))
     };
     for t in tools.iter_mut() {
         // Each operation a tool calls (a merged tool's every route, so a 404 on any of them
@@ -88,7 +107,9 @@ fn link_path_params(tools: &mut [Tool], lists: &[List]) {
         for r in t.calls_mut() {
             let params = template_names(&r.operation.path);
             for (i, param) in params.iter().enumerate() {
-                let Some(list_name) = list_for(&r.operation.path, param) else { continue };
+                let Some(list_name) = list_for(&r.operation.path, param, r.operation.operation_id.as_deref()) else {
+                    continue;
+                };
                 if list_name == tool_name || list_name == r.name {
                     continue;
                 }
@@ -111,6 +132,28 @@ fn link_path_params(tools: &mut [Tool], lists: &[List]) {
     }
 }
 
+/// A whole resource name in the route (`/v1/{name}`, `/v1/{parent}/workstations`, the one
+/// parameter, right after the version), read by the operation's dotted id: the `name` of
+/// `….workstations.get` is a workstation, which `….workstations.list` returns; the `parent` of
+/// `….workstations.list` (a static segment follows it) is the item one level up, which
+/// `….workstationConfigs.list` returns.
+fn resource_list(
+    path: &str,
+    param: &str,
+    parent: bool,
+    operation_id: &str,
+    by_resource: &BTreeMap<String, String>,
+) -> Option<String> {
+    let placeholder = format!("{{{param}}}");
+    let before = &path[..path.find(&placeholder)?];
+    if template_names(path).len() != 1 || before.trim_matches('/').contains('/') {
+        return None;
+    }
+    let (resource, _method) = operation_id.rsplit_once('.')?;
+    let resource = if parent { resource.rsplit_once('.')?.0 } else { resource };
+    by_resource.get(resource).cloned()
+}
+
 /// Arguments elsewhere (query, header, body) named `<noun>_id`, or `<noun>` and holding an id:
 /// the tool that lists that noun. Where several collections end in the noun
 /// (`/terminal/configurations`, `/billing_portal/configurations`), the one whose items the API
@@ -121,16 +164,15 @@ fn link_named_args(tools: &mut [Tool], lists: &[List], defs: &Defs) {
     // Nouns are computed once per list, not per argument.
     let mut by_noun: BTreeMap<String, Vec<&List>> = BTreeMap::new();
     for l in lists {
-        let Some(last) = bare_route(&l.path).rsplit('/').next().filter(|s| !s.is_empty() && !s.starts_with('{')) else {
-            continue;
-        };
-        by_noun.entry(naming::singular(&heck::ToSnakeCase::to_snake_case(last))).or_default().push(l);
+        let Some(noun) = collection_noun(&l.path) else { continue };
+        by_noun.entry(noun).or_default().push(l);
     }
     let references = id_references(defs);
     for t in tools.iter_mut() {
         let route = t.operation.path.clone();
         let params = template_names(&route);
         let returns = t.output.as_ref().and_then(def_name).map(str::to_owned);
+        let creates = created_noun(&t.operation);
         for arg in t.args.iter_mut().filter(|a| !matches!(a.target, Target::Path { .. })) {
             let snake = heck::ToSnakeCase::to_snake_case(arg.name.as_str());
             let (noun, bare) = match snake.strip_suffix("_id").filter(|n| !n.is_empty()) {
@@ -138,6 +180,10 @@ fn link_named_args(tools: &mut [Tool], lists: &[List], defs: &Defs) {
                 None => (snake.as_str(), true),
             };
             let Some(candidates) = by_noun.get(noun) else { continue };
+            // A post to the collection of this noun: its own list holds the items already
+            // there, not the one being created (Google's `workstationId`) nor one being added
+            // (`POST /checks/{id}/labels`'s `labelID`, which `/labels` lists).
+            let own = |l: &List| creates.as_deref() == Some(noun) && bare_route(&l.path) == bare_route(&route);
             let referred = |l: &List| {
                 l.item.as_deref().is_some_and(|item| {
                     returns.as_deref() != Some(item) && refers(&references, noun, item, &arg.schema, defs)
@@ -150,7 +196,7 @@ fn link_named_args(tools: &mut [Tool], lists: &[List], defs: &Defs) {
             {
                 continue;
             }
-            let best = candidates.iter().filter(|l| l.tool != t.name).min_by_key(|l| {
+            let best = candidates.iter().filter(|l| l.tool != t.name && !own(l)).min_by_key(|l| {
                 let callable = l.params.iter().all(|p| params.contains(p));
                 (!referred(l), !callable, std::cmp::Reverse(shared_segments(&l.path, &route)), l.path.len(), &l.tool)
             });
@@ -172,6 +218,27 @@ fn lists_all(segment: &str) -> bool {
 /// `/Calls/{Sid}.json` read.
 fn bare_route(path: &str) -> &str {
     naming::without_format(path.trim_end_matches('/'))
+}
+
+/// The noun of what a post to a collection creates: such a tool may name the id of its new
+/// item (Google's `POST …/workstations?workstationId=`), which no list returns yet.
+fn created_noun(op: &OperationRef) -> Option<String> {
+    if op.method == Method::Post { collection_noun(&op.path) } else { None }
+}
+
+/// Whether `arg` of a tool may be the id of the item the tool creates (the caller chooses it),
+/// so that no list need return it.
+pub(crate) fn names_new_item(tool: &Tool, arg: &str) -> bool {
+    let snake = heck::ToSnakeCase::to_snake_case(arg);
+    let noun = snake.strip_suffix("_id").unwrap_or(&snake);
+    created_noun(&tool.operation).is_some_and(|n| n == noun)
+}
+
+/// The singular noun of a collection route's last segment (`/v1/{parent}/workstations`:
+/// `workstation`), if it ends in a static one.
+fn collection_noun(path: &str) -> Option<String> {
+    let last = bare_route(path).rsplit('/').next().filter(|s| !s.is_empty() && !s.starts_with('{'))?;
+    Some(naming::singular(&heck::ToSnakeCase::to_snake_case(last)))
 }
 
 /// How many leading segments two routes share.

@@ -5,6 +5,7 @@
 
 pub mod describe;
 mod ids;
+pub(crate) use ids::names_new_item;
 pub mod intent;
 pub mod merge;
 pub mod naming;
@@ -778,11 +779,14 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
     let Arguments { mut args, hidden, body, mut rest } = arguments(api, op, report);
     // Spec text, briefly (T6); the overlay's own descriptions and id hints come after.
     for arg in &mut args {
-        crate::schema::brief::brief(&mut arg.schema, crate::schema::brief::INPUT_DESCRIPTION);
+        crate::schema::brief::brief(&mut arg.schema, crate::schema::brief::Side::Input);
+        if arg.required {
+            crate::schema::brief::drop_required_label(&mut arg.schema);
+        }
         crate::schema::brief::drop_restating(&mut arg.schema, &arg.name, &name);
     }
     if let Some(r) = &mut rest {
-        crate::schema::brief::brief(r, crate::schema::brief::INPUT_DESCRIPTION);
+        crate::schema::brief::brief(r, crate::schema::brief::Side::Input);
     }
     let mut tool = Tool {
         title,

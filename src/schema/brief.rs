@@ -4,29 +4,44 @@
 //! first sentence within a bound. An id hint ("Use an id returned by …", D2) always survives.
 //! A description that only restates its property's name ("The ID of the user." on `user_id`)
 //! goes too, and so does what the schema's `enum` or `const` already implies (`drop_implied`).
+//! Field-behaviour labels ("Optional.", "Required.", "Output only.") are read for what they say
+//! to the side the schema is on ([`Side`]).
 
 use serde_json::Value;
 
 use crate::plan::describe;
 use crate::resolve::schema::for_each_subschema_mut;
 
-/// Description bound for arguments (what the model reads on every call).
-pub const INPUT_DESCRIPTION: usize = 160;
-/// Description bound inside output schemas (read by hosts, rarely by the model).
-pub const OUTPUT_DESCRIPTION: usize = 100;
+/// Which side of a call a schema describes: what the model sends, or what it gets back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Input,
+    Output,
+}
+
+impl Side {
+    /// Description bound: arguments are read on every call; output schemas by hosts, rarely by
+    /// the model.
+    fn max(self) -> usize {
+        match self {
+            Side::Input => 160,
+            Side::Output => 100,
+        }
+    }
+}
 
 const DROPPED: &[&str] = &["title", "examples", "example", "$comment"];
 
 /// Shortens annotations in `schema` and every subschema.
-pub fn brief(schema: &mut Value, max: usize) {
+pub fn brief(schema: &mut Value, side: Side) {
     if let Value::Object(map) = schema {
         for key in DROPPED {
             map.shift_remove(*key);
         }
         if let Some(Value::String(d)) = map.get_mut("description")
-            && !already_brief(d, max)
+            && !already_brief(d, side.max())
         {
-            let short = text(d, max);
+            let short = text(d, side);
             if short.is_empty() {
                 map.shift_remove("description");
             } else {
@@ -34,12 +49,33 @@ pub fn brief(schema: &mut Value, max: usize) {
             }
         }
     }
-    for_each_subschema_mut(schema, &mut |child| brief(child, max));
-    if let Value::Object(map) = schema
-        && let Some(Value::Object(props)) = map.get_mut("properties")
-    {
-        for (name, prop) in props.iter_mut() {
-            drop_restating(prop, name, "");
+    for_each_subschema_mut(schema, &mut |child| brief(child, side));
+    if let Value::Object(map) = schema {
+        let required: Vec<String> = match map.get("required") {
+            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+            _ => Vec::new(),
+        };
+        if let Some(Value::Object(props)) = map.get_mut("properties") {
+            for (name, prop) in props.iter_mut() {
+                if required.contains(name) {
+                    drop_required_label(prop);
+                }
+                drop_restating(prop, name, "");
+            }
+        }
+    }
+}
+
+/// Removes a "Required." label from the description of a property the schema already lists
+/// as required.
+pub fn drop_required_label(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    let Some(Value::String(d)) = map.get_mut("description") else { return };
+    if let (Some("Required."), rest) = split_label(d) {
+        if rest.is_empty() {
+            map.shift_remove("description");
+        } else {
+            *d = rest.to_owned();
         }
     }
 }
@@ -214,6 +250,7 @@ fn split_hint(d: &str) -> (&str, Option<&str>) {
 /// One short sentence with nothing to clean: most descriptions, left as they are without work.
 fn already_brief(d: &str, max: usize) -> bool {
     d.len() <= max
+        && split_label(d).1.len() == d.len()
         && !d.is_empty()
         && d.trim().len() == d.len()
         && !d.bytes().any(|b| matches!(b, b'<' | b'&' | b'`' | b'*' | b'_' | b'[' | b'#' | b'|' | b'\n' | b'~' | b'>'))
@@ -221,13 +258,54 @@ fn already_brief(d: &str, max: usize) -> bool {
         && !d.as_bytes().windows(2).any(|w| matches!(w[0], b'.' | b'!' | b'?') && w[1] == b' ')
 }
 
-/// The first sentence of `d` within `max` characters, keeping an id hint at its end.
-pub fn text(d: &str, max: usize) -> String {
+/// Field-behaviour labels that open a description in some APIs (Google's AIP-203:
+/// "Required. The name of…", "Output only. Time when…"), each as the brief writes it; `None`
+/// for "Optional.", which says nothing a schema does not.
+const LABELS: &[(&str, Option<&str>)] = &[
+    ("required", Some("Required.")),
+    ("optional", None),
+    ("output only", Some("Output only.")),
+    ("output-only", Some("Output only.")),
+    ("input only", Some("Input only.")),
+    ("immutable", Some("Immutable.")),
+    ("identifier", Some("Identifier.")),
+];
+
+/// A description's opening label ("Required.", "OPTIONAL:") and the text after it.
+fn split_label(text: &str) -> (Option<&'static str>, &str) {
+    for (label, written) in LABELS {
+        let Some(head) = text.get(..label.len()).filter(|h| h.eq_ignore_ascii_case(label)) else { continue };
+        let rest = &text[head.len()..];
+        if let Some(rest) = rest.strip_prefix(['.', ':']).filter(|r| r.is_empty() || r.starts_with(' ')) {
+            return (*written, rest.trim_start());
+        }
+    }
+    (None, text)
+}
+
+/// The first sentence of `d` within the side's bound, keeping an id hint at its end.
+///
+/// Field-behaviour labels ("Required. Immutable. The name of…") are not that sentence. In an
+/// input they say what the schema may not (a body field required, set once) and stay before
+/// it, except "Output only.", which is all a caller needs to know of such a field; a response
+/// needs none of them.
+fn text(d: &str, side: Side) -> String {
     let (body, hint) = split_hint(d);
     // Spec text: markup and shouting cleaned, sentences that address the model left out (D3).
     let (kept, _) = describe::untrusted(&describe::clean(body));
-    let first = describe::first_sentences(&kept, 1);
-    let short = describe::shorten(&first, max);
+    let mut labels: Vec<String> = Vec::new();
+    let mut rest = kept.as_str();
+    while let (label, after) = split_label(rest)
+        && after.len() < rest.len()
+    {
+        labels.extend(label.filter(|_| side == Side::Input).map(str::to_owned));
+        rest = after;
+    }
+    if !labels.iter().any(|l| l == "Output only.") {
+        labels.push(describe::first_sentences(rest, 1));
+    }
+    let first = labels.join(" ").trim().to_owned();
+    let short = describe::shorten(&first, side.max());
     match hint {
         Some(h) if short.is_empty() => h.to_owned(),
         Some(h) => format!("{} {h}", describe::sentence(&short)),
@@ -250,7 +328,7 @@ mod tests {
             },
             "required": ["id"]
         });
-        brief(&mut s, 160);
+        brief(&mut s, Side::Input);
         assert_eq!(
             s,
             json!({
@@ -262,6 +340,37 @@ mod tests {
                 "required": ["id"]
             })
         );
+    }
+
+    #[test]
+    fn field_behaviour_labels_are_not_the_description() {
+        let mut s = json!({"type": "object", "properties": {
+            "parent": {"type": "string", "description": "Required. The project that owns the key."},
+            "key": {"type": "string", "description": "REQUIRED: The key to look up."},
+            "limit": {"type": "integer", "description": "Optional."},
+            "etag": {"type": "string", "description": "Optional: The etag to match. Sent as If-Match."},
+            "state": {"type": "string", "description": "Output only. The key's state. Set by the server."},
+            "kind": {"type": "string", "description": "Required. Immutable. The key's kind. Set once."}
+        }, "required": ["parent"]});
+        brief(&mut s, Side::Input);
+        // Listed as required: the label says it twice.
+        assert_eq!(s["properties"]["parent"]["description"], "The project that owns the key.");
+        // Not listed: the label is all that says it.
+        assert_eq!(s["properties"]["key"]["description"], "Required. The key to look up.");
+        assert!(s["properties"]["limit"].get("description").is_none());
+        assert_eq!(s["properties"]["etag"]["description"], "The etag to match.");
+        // A caller needs no more of a field it cannot set.
+        assert_eq!(s["properties"]["state"]["description"], "Output only.");
+        assert_eq!(s["properties"]["kind"]["description"], "Required. Immutable. The key's kind.");
+
+        // A response needs none of the labels, and the sentence of an output-only field.
+        let mut out = json!({"type": "object", "properties": {
+            "state": {"type": "string", "description": "Output only. The key's state. Set by the server."},
+            "kind": {"type": "string", "description": "Required. Immutable. The key's kind. Set once."}
+        }});
+        brief(&mut out, Side::Output);
+        assert_eq!(out["properties"]["state"]["description"], "The key's state.");
+        assert_eq!(out["properties"]["kind"]["description"], "The key's kind.");
     }
 
     #[test]
@@ -283,7 +392,7 @@ mod tests {
             "name": {"type": "string", "description": "The name of the team."},
             "since": {"type": "string", "description": "Only teams created after this time (ISO 8601)."}
         }});
-        brief(&mut s, 160);
+        brief(&mut s, Side::Input);
         assert_eq!(s["properties"]["team_id"]["description"], "Use an id returned by list_teams; do not guess ids.");
         assert!(s["properties"]["team_name"].get("description").is_none());
         // A nested property knows only its own name: "team" says something there.

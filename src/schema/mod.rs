@@ -85,8 +85,8 @@ impl Prepared {
         for v in stripped.values_mut() {
             strip(v, direction, &flags);
             match direction {
-                Direction::Input => brief::brief(v, brief::INPUT_DESCRIPTION),
-                Direction::Output => brief::brief(v, brief::OUTPUT_DESCRIPTION),
+                Direction::Input => brief::brief(v, brief::Side::Input),
+                Direction::Output => brief::brief(v, brief::Side::Output),
                 Direction::Neither => {}
             }
         }
@@ -160,7 +160,7 @@ pub fn output_schema(tool: &Tool, prepared: &Prepared, budget: usize) -> (Option
         return (None, None);
     }
     let mut out = out.clone();
-    brief::brief(&mut out, brief::OUTPUT_DESCRIPTION);
+    brief::brief(&mut out, brief::Side::Output);
     let (mut schema, untrimmed) = finish(out, prepared, Some(budget), false);
     // Clients before 2026-07-28 accept only object-rooted output schemas and see a bare `$ref`
     // as none; put the referenced shape at the root.
