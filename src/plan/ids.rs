@@ -279,11 +279,25 @@ fn refers(references: &References<'_>, field: &str, item: &str, schema: &Value, 
     types(defs.follow(schema)).into_iter().any(|ty| references.contains(&(field, item, ty)))
 }
 
-/// Whether a sentence calls something an id ("The ID of the price", "the payout ID").
+/// Whether a sentence calls something an id ("The ID of the price", "the payout ID"). A word
+/// inside a format the text spells out (flat.io's comment "mentions using the following format:
+/// @[id:username]") is not the sentence calling the argument an id.
 fn says_id(sentence: &str) -> bool {
-    sentence
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|w| matches!(w, "ID" | "IDs" | "Id" | "id" | "ids" | "identifier" | "identifiers" | "Identifier"))
+    const WORDS: &[&str] = &["ID", "IDs", "Id", "id", "ids", "identifier", "identifiers", "Identifier"];
+    let mut words = sentence.char_indices().filter(|(i, c)| {
+        c.is_ascii_alphanumeric() && !sentence[..*i].chars().next_back().is_some_and(|p| p.is_ascii_alphanumeric())
+    });
+    words.any(|(i, _)| {
+        let len = sentence[i..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(sentence.len() - i);
+        let before = sentence[..i].chars().next_back();
+        let mut rest = sentence[i + len..].chars();
+        let (after, then) = (rest.next(), rest.next());
+        // `[id`, `{id}`, `id=`, `id:username`; not "The payout ID: …".
+        let placeholder = matches!(before, Some('[' | '{' | '<'))
+            || matches!(after, Some('=' | ']' | '}' | '>'))
+            || (after == Some(':') && then.is_some_and(|c| !c.is_whitespace()));
+        !placeholder && WORDS.contains(&&sentence[i..i + len])
+    })
 }
 
 /// `(field, def, type)` for every field of the API's named objects that holds either an id of
@@ -359,5 +373,22 @@ fn listed_items<'d>(t: &Tool, defs: &'d Defs) -> Option<Option<&'d str>> {
         [] => None,
         [one] => Some(item(one)),
         _ => Some(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::says_id;
+
+    #[test]
+    fn a_sentence_says_id_outside_a_format_it_spells_out() {
+        assert!(says_id("The ID of the price."));
+        assert!(says_id("The payout ID, as returned (an opaque string)."));
+        assert!(says_id("Identifier of the customer."));
+        assert!(!says_id("The comment text, with mentions in the format @[id:username]."));
+        assert!(!says_id("A template such as {id} or <id>."));
+        assert!(!says_id("The idle timeout."));
+        assert!(says_id("L’ID du client … id"));
+        assert!(says_id("The payout ID: as returned."));
     }
 }
