@@ -29,7 +29,7 @@ impl Rule for Description {
         }));
         for tool in &ctx.catalog.tools {
             let len = tool.description.chars().count();
-            if tool.description.trim().is_empty() {
+            if !describe::says_something(&tool.description) {
                 out.push(
                     ctx.at_tool(
                         Diagnostic::error(CODE, format!("tool `{}` has no description", tool.name))

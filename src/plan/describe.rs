@@ -600,7 +600,12 @@ pub fn full_text(op: &Operation) -> String {
 /// The summary, cleaned, unless it is empty or says only what a generator says of every
 /// operation of its kind.
 fn summary(op: &Operation) -> Option<String> {
-    op.summary.as_deref().map(clean).filter(|s| !s.is_empty() && !generated(op, s))
+    op.summary.as_deref().map(clean).filter(|s| says_something(s) && !generated(op, s))
+}
+
+/// Whether a cleaned text holds a word: setlist.fm's summaries of "." do not.
+pub fn says_something(text: &str) -> bool {
+    text.chars().any(char::is_alphanumeric)
 }
 
 /// Summaries Microsoft's OData converter writes from the route, the same for thousands of
@@ -639,13 +644,13 @@ fn generated(op: &Operation, summary: &str) -> bool {
 /// One purpose sentence from the summary, then what the description adds, within bounds. `verb`
 /// is the first word of the tool's name.
 pub fn description(op: &Operation, verb: &str, fallback: &str) -> String {
-    let written = op.summary.as_deref().map(clean).filter(|s| !s.is_empty());
+    let written = op.summary.as_deref().map(clean).filter(|s| says_something(s));
     let converters = written.as_deref().is_some_and(|s| generated(op, s));
     // Where the converter wrote the summary, the description is the navigation property's
     // ("The calendar that contains the event."): a noun phrase, said of the tool's verb.
     let property = converters && written.as_deref().is_some_and(|s| !s.starts_with("Invoke "));
     let summary = written.filter(|_| !converters);
-    let body = op.description.as_deref().map(clean).filter(|s| !s.is_empty());
+    let body = op.description.as_deref().map(clean).filter(|s| says_something(s));
     // D1: one sentence of purpose. A terse summary ("Get pet") gives way to the description's
     // first sentence when that says all the summary does and more ("Gets a pet by id or name."),
     // and goes beside it when each says something the other does not.
@@ -950,6 +955,20 @@ mod tests {
         let d = description(&op("Approve a withdrawal", "Moves the funds out."), "approve", "x");
         assert_eq!(d, "Approve a withdrawal. Moves the funds out.");
         assert_eq!(description(&op("Delete a pet", "Deletes a pet."), "delete", "x"), "Delete a pet.");
+    }
+
+    #[test]
+    fn a_summary_without_a_word_is_no_summary() {
+        // setlist.fm's summaries are "."; the description's <p> says what the operation does.
+        let op = Operation {
+            summary: Some(".".to_owned()),
+            description: Some("<p>\nReturns an artist for a given Musicbrainz MBID\n</p>".to_owned()),
+            ..Operation::bare(crate::resolve::Method::Get, "/artist/{mbid}")
+        };
+        assert_eq!(description(&op, "get", "x"), "Returns an artist for a given Musicbrainz MBID.");
+        assert_eq!(title(&op, "get_artist"), "Get artist");
+        let bare = Operation { description: Some(" . ".to_owned()), ..op };
+        assert_eq!(description(&bare, "get", "Get artist (GET /artist/{mbid})."), "Get artist (GET /artist/{mbid}).");
     }
 
     #[test]
