@@ -97,7 +97,7 @@ fn link_path_params(tools: &mut [Tool], lists: &[List], by_resource: &BTreeMap<S
         exact
             .or_else(under)
             .map(|l| l.tool.clone())
-            .or_else(|| resource_list(path, param, rest.starts_with('/'), operation_id?, by_resource))
+            .or_else(|| resource_list(collection, rest, operation_id?, by_resource))
     };
     for t in tools.iter_mut() {
         // Each operation a tool calls (a merged tool's every route, so a 404 on any of them
@@ -132,25 +132,23 @@ fn link_path_params(tools: &mut [Tool], lists: &[List], by_resource: &BTreeMap<S
     }
 }
 
-/// A whole resource name in the route (`/v1/{name}`, `/v1/{parent}/workstations`, the one
-/// parameter, right after the version), read by the operation's dotted id: the `name` of
+/// A whole resource name in the route (`/v1/{name}`, `/v1/{parent}/workstations`: the one
+/// parameter, right after the version; `before` and `after` are the route around it), read by
+/// the operation's dotted id: the `name` of
 /// `….workstations.get` is a workstation, which `….workstations.list` returns; the `parent` of
 /// `….workstations.list` (a static segment follows it) is the item one level up, which
 /// `….workstationConfigs.list` returns.
 fn resource_list(
-    path: &str,
-    param: &str,
-    parent: bool,
+    before: &str,
+    after: &str,
     operation_id: &str,
     by_resource: &BTreeMap<String, String>,
 ) -> Option<String> {
-    let placeholder = format!("{{{param}}}");
-    let before = &path[..path.find(&placeholder)?];
-    if template_names(path).len() != 1 || before.trim_matches('/').contains('/') {
+    if before.trim_matches('/').contains('/') || before.contains('{') || after.contains('{') {
         return None;
     }
     let (resource, _method) = operation_id.rsplit_once('.')?;
-    let resource = if parent { resource.rsplit_once('.')?.0 } else { resource };
+    let resource = if after.starts_with('/') { resource.rsplit_once('.')?.0 } else { resource };
     by_resource.get(resource).cloned()
 }
 
@@ -174,11 +172,8 @@ fn link_named_args(tools: &mut [Tool], lists: &[List], defs: &Defs) {
         let returns = t.output.as_ref().and_then(def_name).map(str::to_owned);
         let creates = created_noun(&t.operation);
         for arg in t.args.iter_mut().filter(|a| !matches!(a.target, Target::Path { .. })) {
-            let snake = heck::ToSnakeCase::to_snake_case(arg.name.as_str());
-            let (noun, bare) = match snake.strip_suffix("_id").filter(|n| !n.is_empty()) {
-                Some(noun) => (noun, false),
-                None => (snake.as_str(), true),
-            };
+            let (noun, bare) = arg_noun(&arg.name);
+            let noun = noun.as_str();
             let Some(candidates) = by_noun.get(noun) else { continue };
             // A post to the collection of this noun: its own list holds the items already
             // there, not the one being created (Google's `workstationId`) nor one being added
@@ -229,9 +224,17 @@ fn created_noun(op: &OperationRef) -> Option<String> {
 /// Whether `arg` of a tool may be the id of the item the tool creates (the caller chooses it),
 /// so that no list need return it.
 pub(crate) fn names_new_item(tool: &Tool, arg: &str) -> bool {
+    created_noun(&tool.operation).is_some_and(|n| n == arg_noun(arg).0)
+}
+
+/// The noun an argument names (`user_id`, `userId`: `user`) and whether it is the noun alone
+/// (`customer`).
+fn arg_noun(arg: &str) -> (String, bool) {
     let snake = heck::ToSnakeCase::to_snake_case(arg);
-    let noun = snake.strip_suffix("_id").unwrap_or(&snake);
-    created_noun(&tool.operation).is_some_and(|n| n == noun)
+    match snake.strip_suffix("_id").filter(|n| !n.is_empty()) {
+        Some(noun) => (noun.to_owned(), false),
+        None => (snake, true),
+    }
 }
 
 /// The singular noun of a collection route's last segment (`/v1/{parent}/workstations`:
