@@ -386,11 +386,11 @@ fn sentences(text: &str) -> Vec<&str> {
 }
 
 /// Abbreviations that end in a full stop inside a sentence ("a framerate, e.g. 30").
-const ABBREVIATIONS: &[&str] = &["e.g.", "i.e.", "vs.", "cf.", "approx.", "incl.", "resp.", "(e.g.", "(i.e."];
+const ABBREVIATIONS: &[&str] = &["e.g.", "i.e.", "vs.", "cf.", "approx.", "incl.", "resp."];
 
-/// Whether `text` ends with one of the [`ABBREVIATIONS`] rather than a sentence.
+/// Whether `text` ends with one of the [`ABBREVIATIONS`] (`(e.g.` too) rather than a sentence.
 fn abbreviation(text: &str) -> bool {
-    let last = text.rsplit(' ').next().unwrap_or(text);
+    let last = text.rsplit(' ').next().unwrap_or(text).trim_start_matches(['(', '[']);
     ABBREVIATIONS.iter().any(|a| last.eq_ignore_ascii_case(a))
 }
 
@@ -932,6 +932,7 @@ mod tests {
             "A maximum framerate, e.g. 30."
         );
         assert_eq!(first_sentences("The kind (i.e. a file). More.", 1), "The kind (i.e. a file).");
+        assert_eq!(first_sentences("Date format (cf. RFC 3339). More.", 1), "Date format (cf. RFC 3339).");
         assert_eq!(first_sentences("Pets, cats etc. More.", 1), "Pets, cats etc.");
     }
 
