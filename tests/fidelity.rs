@@ -279,3 +279,73 @@ fn what_is_left_out_for_saying_nothing_is_still_kept() {
     let f = fidelity::check(&spec, &output.catalog);
     assert!(f.losses.iter().any(|l| l.keyword == "maxLength"), "{:?}", f.losses);
 }
+
+/// Google's converted documents keep the field-behaviour label "Output only." (Compute:
+/// "[Output Only]") but not the `readOnly` it stands for.
+const OUTPUT_ONLY: &str = r##"
+openapi: 3.0.0
+info: { title: Workstations, version: v1 }
+paths:
+  /v1/{parent}/workstations:
+    post:
+      operationId: workstations.projects.locations.workstations.create
+      parameters:
+        - { name: parent, in: path, required: true, schema: { type: string } }
+      requestBody: { content: { application/json: { schema: { $ref: "#/components/schemas/Workstation" } } } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Workstation" } } } } }
+  /v1/{name}:
+    put:
+      operationId: workstations.projects.locations.workstations.update
+      parameters:
+        - { name: name, in: path, required: true, description: "Output only. Full name of this workstation.", schema: { type: string } }
+      requestBody: { content: { application/json: { schema: { $ref: "#/components/schemas/Workstation" } } } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Workstation" } } } } }
+components:
+  schemas:
+    Workstation:
+      type: object
+      properties:
+        displayName: { type: string, maxLength: 63, description: "Optional. Human-readable name for this workstation." }
+        createTime: { type: string, format: google-datetime, description: "Output only. Time when this workstation was created." }
+        uid: { type: string, maxLength: 36, description: "[Output Only] A system-assigned unique identifier." }
+        state: { type: string, enum: [STATE_UNSPECIFIED, RUNNING], description: "Current state. Output only." }
+        host: { $ref: "#/components/schemas/Host", description: "Output only. The host it runs on." }
+        labels: { type: object, additionalProperties: { type: string }, description: "Read only. Labels that identify the workstation." }
+    Host:
+      type: object
+      properties:
+        zone: { type: string, minLength: 1 }
+"##;
+
+#[test]
+fn output_only_fields_leave_inputs_and_stay_in_outputs() {
+    let input = Input {
+        spec: mcp_gen::SourceInput::Text { name: "workstations.yaml".into(), text: OUTPUT_ONLY.into() },
+        overlay: None,
+    };
+    let output = generate(&input, &settings()).unwrap();
+    for name in ["create_workstation", "update_workstation"] {
+        let t = tool(&output, name);
+        let props = t.input_schema["properties"].as_object().unwrap();
+        for gone in ["createTime", "uid", "state", "host"] {
+            assert!(!props.contains_key(gone), "{name} asks for {gone}: {}", t.input_schema);
+        }
+        // "Read only" also labels fields that identify a request's subject: it is not read so.
+        assert!(props.contains_key("displayName") && props.contains_key("labels"), "{}", t.input_schema);
+        let out = t.output_schema.as_ref().unwrap().to_string();
+        for kept in ["createTime", "uid", "state", "host", "zone"] {
+            assert!(out.contains(kept), "{name}'s output lost {kept}: {out}");
+        }
+    }
+    // A path parameter is an argument whatever its text says: the label goes, the sentence stays.
+    let update = tool(&output, "update_workstation");
+    assert!(update.input_schema["required"].as_array().unwrap().contains(&json!("name")), "{}", update.input_schema);
+    let said = update.input_schema["properties"]["name"]["description"].as_str().unwrap();
+    assert!(said.starts_with("Full name of this workstation."), "{said}");
+    // The checker reads the label as the compiler does: every field it left out was the
+    // server's to set, and nothing kept lost a constraint.
+    let f = fidelity::check_input(&input, &settings()).unwrap();
+    assert!(f.is_complete(), "{:?}", f.losses);
+    assert_eq!(f.constraints, f.preserved);
+    assert!(f.constraints >= 2, "{}", f.constraints);
+}

@@ -356,7 +356,8 @@ fn field_behaviour_labels_give_way_to_the_sentence_after_them() {
     assert_eq!(said(&out, "create_workstation", "host"), "The host name, e.g. ws.example.com.");
     // Other labels stay with their sentence; "Required." stays where the schema does not say it.
     assert_eq!(said(&out, "create_workstation", "name"), "Identifier. Full name of this workstation.");
-    // A field the caller cannot set needs no more than that.
-    assert_eq!(said(&out, "create_workstation", "reconciling"), "Output only.");
+    // A field the caller cannot set is no argument (its output keeps it).
+    let create = out.catalog.tools.iter().find(|t| t.name == "create_workstation").unwrap();
+    assert!(create.input_schema["properties"].get("reconciling").is_none(), "{}", create.input_schema);
     assert_eq!(said(&out, "create_workstation", "workstationId"), "Required. ID to use for the workstation.");
 }

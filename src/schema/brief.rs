@@ -58,7 +58,7 @@ pub fn brief(schema: &mut Value, side: Side) {
         if let Some(Value::Object(props)) = map.get_mut("properties") {
             for (name, prop) in props.iter_mut() {
                 if required.contains(name) {
-                    drop_required_label(prop);
+                    drop_label(prop, "Required.");
                 }
                 drop_restating(prop, name, "");
             }
@@ -66,12 +66,15 @@ pub fn brief(schema: &mut Value, side: Side) {
     }
 }
 
-/// Removes a "Required." label from the description of a property the schema already lists
-/// as required.
-pub fn drop_required_label(schema: &mut Value) {
+/// Removes a label from the opening of a description that the context already says: "Required."
+/// of a property the schema lists as required, "Output only." of a tool argument (a path or
+/// query parameter: output-only body fields are no arguments).
+pub fn drop_label(schema: &mut Value, label: &str) {
     let Value::Object(map) = schema else { return };
     let Some(Value::String(d)) = map.get_mut("description") else { return };
-    if let (Some("Required."), rest) = split_label(d) {
+    if let (Some(found), rest) = split_label(d.trim_start())
+        && found == label
+    {
         if rest.is_empty() {
             map.shift_remove("description");
         } else {
@@ -271,8 +274,14 @@ const LABELS: &[(&str, Option<&str>)] = &[
     ("identifier", Some("Identifier.")),
 ];
 
-/// A description's opening label ("Required.", "OPTIONAL:") and the text after it.
+/// A description's opening label ("Required.", "OPTIONAL:", Compute's "[Output Only]") and the
+/// text after it.
 fn split_label(text: &str) -> (Option<&'static str>, &str) {
+    if let Some((inside, rest)) = text.strip_prefix('[').and_then(|t| t.split_once(']'))
+        && let Some((_, written)) = LABELS.iter().find(|(label, _)| inside.trim().eq_ignore_ascii_case(label))
+    {
+        return (*written, rest.trim_start());
+    }
     for (label, written) in LABELS {
         let Some(head) = text.get(..label.len()).filter(|h| h.eq_ignore_ascii_case(label)) else { continue };
         let rest = &text[head.len()..];
@@ -366,9 +375,11 @@ mod tests {
         // A response needs none of the labels, and the sentence of an output-only field.
         let mut out = json!({"type": "object", "properties": {
             "state": {"type": "string", "description": "Output only. The key's state. Set by the server."},
-            "kind": {"type": "string", "description": "Required. Immutable. The key's kind. Set once."}
+            "kind": {"type": "string", "description": "Required. Immutable. The key's kind. Set once."},
+            "created": {"type": "string", "description": "[Output Only] Creation timestamp in RFC3339 text format."}
         }});
         brief(&mut out, Side::Output);
+        assert_eq!(out["properties"]["created"]["description"], "Creation timestamp in RFC3339 text format.");
         assert_eq!(out["properties"]["state"]["description"], "The key's state.");
         assert_eq!(out["properties"]["kind"]["description"], "The key's kind.");
     }

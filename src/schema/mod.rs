@@ -1,7 +1,8 @@
 //! Stage 5, schema: each tool's inputSchema and outputSchema, self-contained JSON Schema 2020-12
 //! (MCP has no cross-tool `$defs`). A shape used more than once, or recursively, is defined once
 //! in the tool's own `$defs` under its component's name (I2); a shape used once is inlined.
-//! `readOnly` properties leave inputs and `writeOnly` properties leave outputs.
+//! Server-assigned properties (`readOnly`, or labelled output only) leave inputs and `writeOnly`
+//! properties leave outputs.
 
 pub mod brief;
 pub mod dedup;
@@ -13,11 +14,11 @@ use serde_json::{Map, Value, json};
 
 use crate::plan::{Catalog, Tool};
 use crate::resolve::Defs;
-use crate::resolve::schema::{def_name, for_each_subschema, for_each_subschema_mut};
+use crate::resolve::schema::{def_name, for_each_subschema, for_each_subschema_mut, server_assigned};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
-    /// Arguments the model sends: `readOnly` properties are removed.
+    /// Arguments the model sends: server-assigned properties are removed.
     Input,
     /// Results the model reads: `writeOnly` properties are removed.
     Output,
@@ -481,26 +482,28 @@ fn cyclic(edges: &BTreeMap<String, Vec<String>>) -> BTreeSet<String> {
     out
 }
 
-/// Whether each def is, at its root, marked (readOnly, writeOnly).
+/// Whether each def is, at its root, (server-assigned, writeOnly).
 fn local_snapshot(local: &BTreeMap<String, Value>) -> BTreeMap<String, (bool, bool)> {
-    let flag = |v: &Value, k: &str| v.get(k) == Some(&Value::Bool(true));
-    local.iter().map(|(k, v)| (k.clone(), (flag(v, "readOnly"), flag(v, "writeOnly")))).collect()
+    local
+        .iter()
+        .map(|(k, v)| (k.clone(), (server_assigned(v), v.get("writeOnly") == Some(&Value::Bool(true)))))
+        .collect()
 }
 
 /// Removes properties that do not belong in this direction, and their `required` entries.
 fn strip(schema: &mut Value, direction: Direction, flags: &BTreeMap<String, (bool, bool)>) {
-    let keyword = match direction {
-        Direction::Input => "readOnly",
-        Direction::Output => "writeOnly",
-        Direction::Neither => return,
-    };
+    if direction == Direction::Neither {
+        return;
+    }
     let hidden = |prop: &Value| {
-        prop.get(keyword) == Some(&Value::Bool(true))
-            || def_name(prop).and_then(|n| flags.get(n)).is_some_and(|(ro, wo)| match direction {
-                Direction::Neither => false,
-                Direction::Input => *ro,
-                Direction::Output => *wo,
-            })
+        let own = match direction {
+            Direction::Input => server_assigned(prop),
+            _ => prop.get("writeOnly") == Some(&Value::Bool(true)),
+        };
+        own || def_name(prop).and_then(|n| flags.get(n)).is_some_and(|(ro, wo)| match direction {
+            Direction::Input => *ro,
+            _ => *wo,
+        })
     };
     if let Value::Object(map) = schema {
         let mut removed = Vec::new();
