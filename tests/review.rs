@@ -337,7 +337,7 @@ paths:
 /// Credentials written as parameters (Slack's `token` header, an `api_key` query parameter with
 /// no scheme) are the server's to send: never arguments, listed as hidden in the plan, supplied
 /// by a scheme with its own environment variable; a page `token` stays the model's. A JSONP
-/// `callback` is hidden too.
+/// `callback` and a quota attribution are hidden too.
 #[test]
 fn credentials_written_as_parameters_are_the_servers_to_send() {
     let spec = r#"
@@ -363,6 +363,7 @@ paths:
         - { name: api_key, in: query, schema: { type: string } }
         - { name: ip, in: query, schema: { type: string } }
         - { name: callback, in: query, description: JSONP, schema: { type: string } }
+        - { name: quotaUser, in: query, description: "Available to use for quota purposes for server-side applications.", schema: { type: string } }
       responses: { "200": { description: ok } }
   /events:
     get:
@@ -379,9 +380,10 @@ paths:
     assert_eq!(tool("post_chat_message").hidden[0].name, "token");
     assert_eq!(tool("post_chat_message").security, [vec!["chatAuth".to_owned()], vec!["token".to_owned()]]);
     assert_eq!(props("get_geo"), ["ip"]);
-    // A JSONP callback only sets the wire format: left at the upstream's default, listed too.
+    // A JSONP callback only sets the wire format, Google's `quotaUser` whom a call is counted
+    // against: left at the upstream's default, listed too.
     let hidden: Vec<&str> = tool("get_geo").hidden.iter().map(|a| a.name.as_str()).collect();
-    assert_eq!(hidden, ["api_key", "callback"]);
+    assert_eq!(hidden, ["api_key", "callback", "quotaUser"]);
     // Optional before, optional still: the operation also runs with no key configured.
     assert_eq!(tool("get_geo").security, [vec!["api_key".to_owned()], Vec::new()]);
     assert_eq!(props("list_events"), ["token"]);

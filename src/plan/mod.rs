@@ -945,10 +945,10 @@ fn only_empty(shape: &Value) -> bool {
 }
 
 /// A parameter the model does not set: a credential the server sends (resolve
-/// `credentials.rs`) or a wire-format setting it leaves at the upstream's default
+/// `credentials.rs`) or a wire-format or quota setting it leaves at the upstream's default
 /// (`transport.rs`).
 fn servers_own(p: &crate::resolve::Parameter) -> bool {
-    p.credential.is_some() || transport::only_sets_the_wire_format(p)
+    p.credential.is_some() || transport::left_at_upstream_default(p)
 }
 
 /// Where a parameter goes in the upstream request.
@@ -990,7 +990,7 @@ const WHOLE_BODY_KEYWORDS: &[&str] = &[
 struct Arguments {
     /// What the model sends.
     args: Vec<Arg>,
-    /// Credentials the server sends and wire-format settings it leaves at their default: out of
+    /// Credentials the server sends and wire-format or quota settings left at their default: out of
     /// the model's view, listed for review.
     hidden: Vec<Arg>,
     body: Option<BodyPlan>,

@@ -2,13 +2,16 @@
 //! it does: a JSONP callback, pretty-printing, the error format's version, a media-upload
 //! protocol (Google's standard parameters, on every operation of its 300 descriptions). The
 //! server sends JSON and reads JSON results against their output schemas (T8), so it leaves these
-//! at the upstream's default and the model never reads them (T6). What changes the content
-//! (`fields`, `alt=media` downloads) stays an argument.
+//! at the upstream's default and the model never reads them (T6). So is whom the upstream counts
+//! a call against (Google's `quotaUser`, "for quota purposes for server-side applications"): the
+//! operator's bookkeeping, not a choice a model makes. What changes the content (`fields`,
+//! `alt=media` downloads) stays an argument.
 
 use crate::resolve::{ParamLocation, Parameter};
 
-/// Whether a query parameter only sets the wire format, by its name and what the spec says of it.
-pub fn only_sets_the_wire_format(p: &Parameter) -> bool {
+/// Whether a query parameter only sets the wire format or the quota a call counts against, so the
+/// server leaves it at the upstream's default: by its name and what the spec says of it.
+pub fn left_at_upstream_default(p: &Parameter) -> bool {
     if p.location != ParamLocation::Query {
         return false;
     }
@@ -21,6 +24,7 @@ pub fn only_sets_the_wire_format(p: &Parameter) -> bool {
         // Google's `$.xgafv`: "V1 error format."
         "xgafv" => says(&["error format"]),
         "upload_protocol" | "upload_type" => says(&["upload protocol"]),
+        "quota_user" => says(&["quota purposes"]),
         _ => false,
     }
 }
@@ -47,8 +51,12 @@ mod tests {
             query("$.xgafv", json!({"type": "string", "enum": ["1", "2"], "description": "V1 error format."})),
             query("uploadType", s("Legacy upload protocol for media (e.g. \"media\", \"multipart\").")),
             query("upload_protocol", s("Upload protocol for media (e.g. \"raw\", \"multipart\").")),
+            query(
+                "quotaUser",
+                s("Available to use for quota purposes for server-side applications. Can be any arbitrary string."),
+            ),
         ];
-        assert!(wire.iter().all(only_sets_the_wire_format));
+        assert!(wire.iter().all(left_at_upstream_default));
         let content = [
             query(
                 "alt",
@@ -58,7 +66,8 @@ mod tests {
             query("callback", s("The URL we call when the job is done.")),
             query("pretty", s("Pretty name of the thing.")),
             query("uploadType", s("Kind of document uploaded.")),
+            query("quotaUser", s("The user whose quota to show.")),
         ];
-        assert!(!content.iter().any(only_sets_the_wire_format));
+        assert!(!content.iter().any(left_at_upstream_default));
     }
 }
