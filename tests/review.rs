@@ -571,8 +571,8 @@ fn ids_that_all_start_with_the_apis_name_are_named_for_their_collection() {
 #[test]
 fn framework_generated_ids_are_named_verb_noun() {
     // Django REST framework, FastAPI and Springfox write the verb or the route after the name,
-    // DigitalOcean a group before it, Plaid its RPC route's verb last; an agent reads verb_noun
-    // (T1).
+    // Enunciate (setlist.fm) the route before it, DigitalOcean a group before it, Plaid its RPC
+    // route's verb last; an agent reads verb_noun (T1).
     let spec = r##"
 openapi: 3.0.3
 info: {title: Clinic, version: "1"}
@@ -595,6 +595,12 @@ paths:
     post: {operationId: databases_create_cluster, responses: {"201": {description: created}}}
   /bank_transfer/cancel:
     post: {operationId: bankTransferCancel, responses: {"200": {description: ok}}}
+  /1.0/artist/{mbid}:
+    parameters: [{name: mbid, in: path, required: true, schema: {type: string}}]
+    get: {operationId: resource__1.0_artist__mbid__getArtist_GET, responses: {"200": {description: ok}}}
+  /1.0/artist/{mbid}/setlists:
+    parameters: [{name: mbid, in: path, required: true, schema: {type: string}}]
+    get: {operationId: resource__1.0_artist__mbid__setlists_getArtistSetlists_GET, responses: {"200": {description: ok}}}
 "##;
     let names = sorted_names(spec);
     assert_eq!(
@@ -608,7 +614,9 @@ paths:
             "get_active_object_count",
             "get_air_quality",
             "get_allergy",
+            "get_artist",
             "list_allergies",
+            "list_artist_setlists",
             "partial_update_allergy",
         ]
     );

@@ -214,6 +214,35 @@ pub(super) fn group_verb(id: &str, method: Method) -> Option<String> {
     verb_first(verb, &[group], &words[1..])
 }
 
+/// Ids that spell out the route, then the handler's name and the HTTP method, as Enunciate writes
+/// them for JAX-RS resources (setlist.fm's `resource__1.0_artist__mbid__getArtist_GET` for
+/// `GET /1.0/artist/{mbid}`): the handler's name (`get_artist`); a handler that gets a plural on
+/// a collection route lists it (`getArtistSetlists` on `…/{mbid}/setlists`:
+/// `list_artist_setlists`). Only when the handler starts with an action verb.
+pub(super) fn handler_after_route(id: &str, op: &Operation) -> Option<String> {
+    let flat = |s: &str| -> String { s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect() };
+    let route = flat(&op.path);
+    if !route.chars().any(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let id = flat(id);
+    let method = op.method.as_lower();
+    let (body, tail) = id.split_at(id.len().checked_sub(method.len() + 1)?);
+    if !tail.strip_prefix('_').is_some_and(|m| m.eq_ignore_ascii_case(method)) {
+        return None;
+    }
+    let (_, after) = body.split_once(route.as_str())?;
+    let words = snake_words(after.trim_matches('_'));
+    if words.len() < 2 || !is_action_verb(&words[0]) {
+        return None;
+    }
+    let plural = words.last().is_some_and(|w| singular(w) != *w);
+    if words[0] == "get" && op.method == Method::Get && is_collection_route(&op.path) && plural {
+        return Some(format!("list_{}", words[1..].join("_")));
+    }
+    Some(words.join("_"))
+}
+
 /// FastAPI's operationIds are the handler's name, the route and the method
 /// (`create_application_api_v1_app__post` for `POST /api/v1/app/`): the handler's name is the
 /// name (`create_application`), verb first when it ends with its verb, and a read of a noun

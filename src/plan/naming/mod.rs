@@ -9,7 +9,7 @@ mod shorten;
 use heck::ToSnakeCase;
 
 pub use forms::{api_namespace, scoped_names};
-use forms::{function_name, group_verb, route_verb, using_method, verb_last, versioned_service};
+use forms::{function_name, group_verb, handler_after_route, route_verb, using_method, verb_last, versioned_service};
 pub use odata::{Names, Singletons, is_odata, names as odata_names};
 pub use shorten::{fit, fitted};
 
@@ -34,6 +34,7 @@ pub fn base_name(op: &Operation) -> String {
     let raw = match (link, id) {
         (Some(link), _) => link,
         (None, Some(id)) => route_prefixed(id, op)
+            .or_else(|| handler_after_route(id, op))
             .or_else(|| namespaced(id))
             .or_else(|| noun_verb(id, op.method, &op.path))
             .or_else(|| rpc_path(id, &op.path, op.method))
