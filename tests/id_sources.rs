@@ -361,3 +361,58 @@ fn field_behaviour_labels_give_way_to_the_sentence_after_them() {
     assert!(create.input_schema["properties"].get("reconciling").is_none(), "{}", create.input_schema);
     assert_eq!(said(&out, "create_workstation", "workstationId"), "Required. ID to use for the workstation.");
 }
+
+/// Envelopes in DocuSign's manner (a create whose body and answer both hold the new item's
+/// `envelopeId`, and another list of envelopes under a batch) beside a link in OnSched's (a post
+/// that links an existing calendar and answers a link record with an `id` of its own).
+const CREATES: &str = r##"
+openapi: 3.0.0
+info: { title: Envelopes, version: "2.1" }
+paths:
+  /accounts/{accountId}/envelopes:
+    post:
+      operationId: Envelopes_PostEnvelopes
+      parameters:
+        - { name: accountId, in: path, required: true, schema: { type: string } }
+      requestBody:
+        content:
+          application/json:
+            schema: { type: object, properties: { envelopeId: { type: string, description: The envelope's GUID. }, emailSubject: { type: string } } }
+      responses: { "201": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/EnvelopeSummary" } } } } }
+  /accounts/{accountId}/bulk_send_batch/{batchId}/envelopes:
+    get:
+      operationId: BulkSend_GetBatchEnvelopes
+      parameters:
+        - { name: accountId, in: path, required: true, schema: { type: string } }
+        - { name: batchId, in: path, required: true, schema: { type: string } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { type: object, properties: { envelopes: { type: array, items: { $ref: "#/components/schemas/EnvelopeSummary" } } } } } } } }
+  /calendars:
+    get:
+      operationId: ListCalendars
+      responses: { "200": { description: ok, content: { application/json: { schema: { type: object, properties: { data: { type: array, items: { $ref: "#/components/schemas/Calendar" } } } } } } } }
+  /services/calendar:
+    post:
+      operationId: LinkServiceCalendar
+      requestBody:
+        content:
+          application/json:
+            schema: { type: object, properties: { calendarId: { type: string }, serviceId: { type: string } } }
+      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/ServiceCalendar" } } } } }
+components:
+  schemas:
+    EnvelopeSummary: { type: object, properties: { envelopeId: { type: string }, status: { type: string } } }
+    Calendar: { type: object, properties: { id: { type: string }, name: { type: string } } }
+    ServiceCalendar: { type: object, properties: { id: { type: string }, calendarId: { type: string }, serviceId: { type: string } } }
+"##;
+
+#[test]
+fn the_id_a_create_answers_with_names_its_new_item_and_a_link_keeps_its_list() {
+    let out = catalog(CREATES);
+    // The envelope being created: no list returns its id, least of all a batch's envelopes.
+    assert_eq!(said(&out, "create_envelopes", "envelopeId"), "The envelope's GUID.");
+    // A link record has an id of its own: the calendar it links is one list_calendars returns.
+    assert_eq!(
+        said(&out, "link_service_calendar", "calendarId"),
+        "Use an id returned by list_calendars; do not guess ids."
+    );
+}

@@ -171,10 +171,28 @@ fn link_named_args(tools: &mut [Tool], lists: &[List], defs: &Defs) {
         let params = template_names(&route);
         let returns = t.output.as_ref().and_then(def_name).map(str::to_owned);
         let creates = created_noun(&t.operation);
+        let answers: Vec<String> = t
+            .output
+            .as_ref()
+            .and_then(|o| defs.follow(o).get("properties"))
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
         for arg in t.args.iter_mut().filter(|a| !matches!(a.target, Target::Path { .. })) {
             let (noun, bare) = arg_noun(&arg.name);
             let noun = noun.as_str();
             let Some(candidates) = by_noun.get(noun) else { continue };
+            // A create whose answer identifies itself by the argument's field names the new item
+            // (DocuSign's `POST …/envelopes` body and answer both hold `envelopeId`): no list
+            // returns that id yet, and another list's would be wrong. An answer with an `id` of
+            // its own is a link to the item the argument names (OnSched's `POST
+            // /services/calendar` answers `{id, calendarId, serviceId}`): that id has a list.
+            if creates.as_deref() == Some(noun)
+                && answers.contains(&arg.name)
+                && !answers.iter().any(|k| k.eq_ignore_ascii_case("id"))
+            {
+                continue;
+            }
             // A post to the collection of this noun: its own list holds the items already
             // there, not the one being created (Google's `workstationId`) nor one being added
             // (`POST /checks/{id}/labels`'s `labelID`, which `/labels` lists).
