@@ -113,3 +113,35 @@ fn markup_in_any_text_the_model_reads_is_a_finding() {
         "{found:?}"
     );
 }
+
+/// R7 on a read whose spec names a parameter like the retry key (Salesloft's `GET /tasks`
+/// filters by `idempotency_key`): the finding says it is the spec's parameter and how to rename
+/// it, and the overlay's rename clears it.
+#[test]
+fn a_read_with_a_parameter_named_like_the_retry_key_is_told_to_rename_it() {
+    let spec = r#"
+openapi: 3.0.3
+info: { title: Tasks, version: "2" }
+paths:
+  /v2/tasks:
+    get:
+      operationId: listTasks
+      parameters:
+        - { name: idempotency_key, in: query, description: Filters tasks by idempotency key., schema: { type: string } }
+      responses: { "200": { description: ok } }
+"#;
+    let lint = |overlay: Option<&str>| {
+        let input = Input {
+            spec: mcp_gen::SourceInput::Text { name: "tasks.yaml".into(), text: spec.into() },
+            overlay: overlay.map(|o| mcp_gen::SourceInput::Text { name: "overlay.yaml".into(), text: o.into() }),
+        };
+        let output = generate(&input, &Settings::default().with_catalog_only(true)).unwrap();
+        output.diagnostics.diagnostics.into_iter().filter(|d| d.code == "R7-read-only-key").collect::<Vec<_>>()
+    };
+    let found = lint(None);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].message.contains("reads as a retry key"), "{:?}", found[0]);
+    assert!(found[0].help.as_deref().is_some_and(|h| h.contains("rename")), "{:?}", found[0]);
+    let renamed = "mcp-gen: 1\ntools:\n  list_tasks:\n    operation: listTasks\n    params: { idempotency_key: { rename: created_with_key } }\n";
+    assert!(lint(Some(renamed)).is_empty());
+}

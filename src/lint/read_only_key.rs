@@ -21,15 +21,28 @@ impl Rule for ReadOnlyKey {
                 .and_then(|e| e.idempotency.as_ref())
                 .is_some_and(|i| *i != Idempotency::Kind(KeyKind::None));
             let arg = tool.args.iter().any(|a| a.name == crate::plan::retry::KEY_ARG);
-            if keyed || arg {
-                out.push(
-                    ctx.at_tool(
-                        Diagnostic::warning(CODE, format!("read-only `{}` takes an idempotency key", tool.name))
-                            .with_help("remove `idempotency` from its effects: a read is safe to repeat"),
-                        tool,
+            let diagnostic = if keyed {
+                Diagnostic::warning(CODE, format!("read-only `{}` takes an idempotency key", tool.name))
+                    .with_help("remove `idempotency` from its effects: a read is safe to repeat")
+            } else if arg {
+                // The spec's own parameter (Salesloft's `GET /tasks` filters by the key a task
+                // was created with): data, but a model reads it as the retry key.
+                Diagnostic::warning(
+                    CODE,
+                    format!(
+                        "read-only `{}` has an argument named `{}`, which reads as a retry key",
+                        tool.name,
+                        crate::plan::retry::KEY_ARG
                     ),
-                );
-            }
+                )
+                .with_help(format!(
+                    "it is the spec's own parameter: rename it in the overlay (`params: {{{}: {{rename: …}}}}`)",
+                    crate::plan::retry::KEY_ARG
+                ))
+            } else {
+                continue;
+            };
+            out.push(ctx.at_tool(diagnostic, tool));
         }
     }
 }
