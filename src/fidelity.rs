@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::diag::escape_token;
 use crate::load::Sources;
 use crate::plan::{Catalog, Target, Tool};
-use crate::resolve::schema::{description_says_output_only, server_assigned};
+use crate::schema::brief::{described_output_only, server_assigned};
 use crate::{Input, Report, Settings, generate};
 
 const NUMERIC: &[&str] = &["minimum", "maximum", "multipleOf", "minLength", "maxLength", "minItems", "maxItems"];
@@ -479,9 +479,7 @@ impl<'c, 'a> Checker<'c, 'a> {
     /// Server-assigned: `readOnly` on the property, its `$ref` target or an `allOf` branch, or
     /// one of them described as output only (a 3.0 `$ref`'s description beside it included).
     fn read_only(&self, s: &'a Value) -> bool {
-        let described =
-            |n: &Value| n.get("description").and_then(Value::as_str).is_some_and(description_says_output_only);
-        described(s) || self.source_layers(&[s]).iter().any(|l| server_assigned(l))
+        described_output_only(s) || self.source_layers(&[s]).iter().any(|l| server_assigned(l))
     }
 
     /// The schema objects that apply at a source node: `$ref` targets (with their siblings in

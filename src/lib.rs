@@ -41,6 +41,15 @@ impl Input {
     pub fn files(spec: impl Into<std::path::PathBuf>, overlay: Option<std::path::PathBuf>) -> Self {
         Input { spec: SourceInput::Path(spec.into()), overlay: overlay.map(SourceInput::Path) }
     }
+
+    /// A spec, and an overlay, held as text (a build script's embedded spec, a test's): the spec
+    /// is called `name` in diagnostics, the overlay `overlay.yaml`.
+    pub fn text(name: &str, spec: impl Into<String>, overlay: Option<&str>) -> Self {
+        Input {
+            spec: SourceInput::Text { name: name.to_owned(), text: spec.into() },
+            overlay: overlay.map(|o| SourceInput::Text { name: "overlay.yaml".to_owned(), text: o.to_owned() }),
+        }
+    }
 }
 
 /// A successful compilation: the files of the crate, the catalog they serve, and any warnings.

@@ -319,10 +319,7 @@ components:
 
 #[test]
 fn output_only_fields_leave_inputs_and_stay_in_outputs() {
-    let input = Input {
-        spec: mcp_gen::SourceInput::Text { name: "workstations.yaml".into(), text: OUTPUT_ONLY.into() },
-        overlay: None,
-    };
+    let input = Input::text("workstations.yaml", OUTPUT_ONLY, None);
     let output = generate(&input, &settings()).unwrap();
     for name in ["create_workstation", "update_workstation"] {
         let t = tool(&output, name);

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_gen::{Input, Settings, SourceInput, generate};
+use mcp_gen::{Input, Settings, generate};
 use serde_json::Value;
 
 /// A payments API in Stripe's manner: objects refer to each other by expandable fields (an id,
@@ -146,7 +146,7 @@ components:
 "##;
 
 fn catalog(spec: &str) -> mcp_gen::Output {
-    let input = Input { spec: SourceInput::Text { name: "payments.yaml".into(), text: spec.into() }, overlay: None };
+    let input = Input::text("payments.yaml", spec, None);
     generate(&input, &Settings::default().with_catalog_only(true)).unwrap()
 }
 

@@ -131,10 +131,7 @@ paths:
       responses: { "200": { description: ok } }
 "#;
     let lint = |overlay: Option<&str>| {
-        let input = Input {
-            spec: mcp_gen::SourceInput::Text { name: "tasks.yaml".into(), text: spec.into() },
-            overlay: overlay.map(|o| mcp_gen::SourceInput::Text { name: "overlay.yaml".into(), text: o.into() }),
-        };
+        let input = Input::text("tasks.yaml", spec, overlay);
         let output = generate(&input, &Settings::default().with_catalog_only(true)).unwrap();
         output.diagnostics.diagnostics.into_iter().filter(|d| d.code == "R7-read-only-key").collect::<Vec<_>>()
     };

@@ -18,10 +18,7 @@ fn mcp_gen(args: &[&str]) -> std::process::Output {
 
 /// The catalog of a spec (and overlay) given as text.
 fn compile(spec: &str, overlay: Option<&str>) -> mcp_gen::Output {
-    let input = mcp_gen::Input {
-        spec: mcp_gen::SourceInput::Text { name: "spec.yaml".into(), text: spec.into() },
-        overlay: overlay.map(|o| mcp_gen::SourceInput::Text { name: "overlay.yaml".into(), text: o.into() }),
-    };
+    let input = mcp_gen::Input::text("spec.yaml", spec, overlay);
     mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap()
 }
 

@@ -171,13 +171,12 @@ fn link_named_args(tools: &mut [Tool], lists: &[List], defs: &Defs) {
         let params = template_names(&route);
         let returns = t.output.as_ref().and_then(def_name).map(str::to_owned);
         let creates = created_noun(&t.operation);
-        let answers: Vec<String> = t
-            .output
+        // The fields of a create's answer (only a create's are asked about, below).
+        let answers: Option<&serde_json::Map<String, Value>> = creates
             .as_ref()
+            .and(t.output.as_ref())
             .and_then(|o| defs.follow(o).get("properties"))
-            .and_then(Value::as_object)
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default();
+            .and_then(Value::as_object);
         for arg in t.args.iter_mut().filter(|a| !matches!(a.target, Target::Path { .. })) {
             let (noun, bare) = arg_noun(&arg.name);
             let noun = noun.as_str();
@@ -188,8 +187,7 @@ fn link_named_args(tools: &mut [Tool], lists: &[List], defs: &Defs) {
             // its own is a link to the item the argument names (OnSched's `POST
             // /services/calendar` answers `{id, calendarId, serviceId}`): that id has a list.
             if creates.as_deref() == Some(noun)
-                && answers.contains(&arg.name)
-                && !answers.iter().any(|k| k.eq_ignore_ascii_case("id"))
+                && answers.is_some_and(|a| a.contains_key(&arg.name) && !a.keys().any(|k| k.eq_ignore_ascii_case("id")))
             {
                 continue;
             }

@@ -24,7 +24,6 @@ use serde_json::{Value, json};
 
 use crate::diag::{Diagnostic, Report, codes};
 use crate::overlay::Intents;
-use crate::resolve::schema::server_assigned;
 use crate::resolve::{Api, BodyEncoding, Defs, Method, Operation, ParamLocation, SchemeKind, Style, template_names};
 use crate::settings::Settings;
 
@@ -780,7 +779,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
     let Arguments { mut args, hidden, body, mut rest } = arguments(api, op, report);
     // Spec text, briefly (T6); the overlay's own descriptions and id hints come after.
     for arg in &mut args {
-        crate::schema::brief::drop_label(&mut arg.schema, "Output only.");
+        crate::schema::brief::drop_label(&mut arg.schema, crate::schema::brief::OUTPUT_ONLY);
         crate::schema::brief::brief(&mut arg.schema, crate::schema::brief::Side::Input);
         if arg.required {
             crate::schema::brief::drop_label(&mut arg.schema, "Required.");
@@ -1084,7 +1083,9 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> Arguments {
     if let Some(props) = shape.get("properties").and_then(Value::as_object) {
         for (prop, schema) in props {
             // Server-assigned fields are not inputs.
-            if server_assigned(api.defs.follow(schema)) || server_assigned(schema) {
+            if crate::schema::brief::server_assigned(api.defs.follow(schema))
+                || crate::schema::brief::server_assigned(schema)
+            {
                 continue;
             }
             if rpc

@@ -107,33 +107,6 @@ pub fn def_name(schema: &Value) -> Option<&str> {
     schema.get("$ref")?.as_str()?.strip_prefix("#/$defs/")
 }
 
-/// Whether a field is set by the server only, so it is no argument: marked `readOnly`, or
-/// described as output only (`description_says_output_only`). The compiler and the fidelity
-/// checker both read a field's role through this.
-pub fn server_assigned(schema: &Value) -> bool {
-    schema.get("readOnly") == Some(&Value::Bool(true))
-        || schema.get("description").and_then(Value::as_str).is_some_and(description_says_output_only)
-}
-
-/// Whether a description labels its field output only: Google's field-behaviour label
-/// ("Output only. The time…", AIP-203) or Compute's "[Output Only] Creation timestamp…", as a
-/// sentence of its own. Google's converted documents drop the `readOnly` the label stands for.
-/// "Read-only" is not read so: APIs also say it of a field that cannot change but identifies
-/// what a request is about (Zuora's `chargeNumber`: "Read only. Identifies the charge to be
-/// updated.").
-pub fn description_says_output_only(description: &str) -> bool {
-    let is_label = |s: &str| {
-        let s = s.trim().trim_matches(|c| matches!(c, '[' | ']' | '(' | ')')).trim();
-        s.eq_ignore_ascii_case("output only") || s.eq_ignore_ascii_case("output-only")
-    };
-    let text = description.trim_start();
-    let bracketed = text
-        .strip_prefix(['[', '('])
-        .and_then(|rest| rest.split_once([']', ')']))
-        .is_some_and(|(inside, _)| is_label(inside));
-    bracketed || text.split(['.', ';', '\n']).any(is_label)
-}
-
 pub struct SchemaTable<'d> {
     doc: &'d Value,
     file: &'d str,
@@ -753,30 +726,6 @@ mod tests {
         let out = table.normalize(&schema, "/x", &mut report);
         table.finish(&mut report);
         (out, table.defs, report)
-    }
-
-    #[test]
-    fn an_output_only_label_marks_a_server_assigned_field() {
-        for d in [
-            "Output only. The time when the proposal was last revised.",
-            "Required. Output only. Revision Id",
-            "[Output Only] Creation timestamp in RFC3339 text format.",
-            "The name of the table. Output-only.",
-            "Output only",
-        ] {
-            assert!(description_says_output_only(d), "{d}");
-        }
-        for d in [
-            "Read only. Identifies the charge to be updated.",
-            "Outputs only the fields named here.",
-            "Set output only when verbose is false.",
-            "",
-        ] {
-            assert!(!description_says_output_only(d), "{d}");
-        }
-        assert!(server_assigned(&json!({"type": "string", "readOnly": true})));
-        assert!(server_assigned(&json!({"$ref": "#/$defs/Attempt", "description": "Output only. The attempt."})));
-        assert!(!server_assigned(&json!({"type": "string", "description": "The display name."})));
     }
 
     #[test]

@@ -261,6 +261,9 @@ fn already_brief(d: &str, max: usize) -> bool {
         && !d.as_bytes().windows(2).any(|w| matches!(w[0], b'.' | b'!' | b'?') && w[1] == b' ')
 }
 
+/// The label of a field only the server sets, as the brief writes it.
+pub const OUTPUT_ONLY: &str = "Output only.";
+
 /// Field-behaviour labels that open a description in some APIs (Google's AIP-203:
 /// "Required. The name of…", "Output only. Time when…"), each as the brief writes it; `None`
 /// for "Optional.", which says nothing a schema does not, and for "Automatically added", what
@@ -270,8 +273,8 @@ const LABELS: &[(&str, Option<&str>)] = &[
     ("required", Some("Required.")),
     ("optional", None),
     ("automatically added", None),
-    ("output only", Some("Output only.")),
-    ("output-only", Some("Output only.")),
+    ("output only", Some(OUTPUT_ONLY)),
+    ("output-only", Some(OUTPUT_ONLY)),
     ("input only", Some("Input only.")),
     ("immutable", Some("Immutable.")),
     ("identifier", Some("Identifier.")),
@@ -298,6 +301,37 @@ fn split_label(text: &str) -> (Option<&'static str>, &str) {
     (None, text)
 }
 
+/// Whether a field is set by the server only, so it is no argument: marked `readOnly`, or
+/// described as output only (`says_output_only`). The compiler and the fidelity checker both
+/// read a field's role through this.
+pub fn server_assigned(schema: &Value) -> bool {
+    schema.get("readOnly") == Some(&Value::Bool(true)) || described_output_only(schema)
+}
+
+/// Whether a schema's own description labels it output only.
+pub fn described_output_only(schema: &Value) -> bool {
+    schema.get("description").and_then(Value::as_str).is_some_and(says_output_only)
+}
+
+/// Whether a description labels its field output only, as a sentence of its own or an opening
+/// label: Google's field-behaviour label ("Output only. The time…", AIP-203) or Compute's
+/// "[Output Only] Creation timestamp…". Google's converted documents drop the `readOnly` the
+/// label stands for. "Read-only" is not read so: APIs also say it of a field that cannot change
+/// but identifies what a request is about (Zuora's `chargeNumber`: "Read only. Identifies the
+/// charge to be updated.").
+pub fn says_output_only(description: &str) -> bool {
+    let is_label = |s: &str| {
+        let s = s.trim().trim_matches(|c| matches!(c, '[' | ']' | '(' | ')')).trim();
+        matches!(split_label(s), (Some(OUTPUT_ONLY), ""))
+    };
+    let text = description.trim_start();
+    let bracketed = text
+        .strip_prefix(['[', '('])
+        .and_then(|rest| rest.split_once([']', ')']))
+        .is_some_and(|(inside, _)| is_label(inside));
+    bracketed || text.split(['.', ';', '\n']).any(is_label)
+}
+
 /// The first sentence of `d` within the side's bound, keeping an id hint at its end.
 ///
 /// Field-behaviour labels ("Required. Immutable. The name of…") are not that sentence. In an
@@ -316,7 +350,7 @@ fn text(d: &str, side: Side) -> String {
         labels.extend(label.filter(|_| side == Side::Input).map(str::to_owned));
         rest = after;
     }
-    if !labels.iter().any(|l| l == "Output only.") {
+    if !labels.iter().any(|l| l == OUTPUT_ONLY) {
         labels.push(describe::first_sentences(rest, 1));
     }
     let first = labels.join(" ").trim().to_owned();
@@ -332,6 +366,30 @@ fn text(d: &str, side: Side) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_output_only_label_marks_a_server_assigned_field() {
+        for d in [
+            "Output only. The time when the proposal was last revised.",
+            "Required. Output only. Revision Id",
+            "[Output Only] Creation timestamp in RFC3339 text format.",
+            "The name of the table. Output-only.",
+            "Output only",
+        ] {
+            assert!(says_output_only(d), "{d}");
+        }
+        for d in [
+            "Read only. Identifies the charge to be updated.",
+            "Outputs only the fields named here.",
+            "Set output only when verbose is false.",
+            "",
+        ] {
+            assert!(!says_output_only(d), "{d}");
+        }
+        assert!(server_assigned(&json!({"type": "string", "readOnly": true})));
+        assert!(server_assigned(&json!({"$ref": "#/$defs/Attempt", "description": "Output only. The attempt."})));
+        assert!(!server_assigned(&json!({"type": "string", "description": "The display name."})));
+    }
 
     #[test]
     fn annotations_are_brief_and_constraints_stay() {

@@ -14,7 +14,8 @@ use serde_json::{Map, Value, json};
 
 use crate::plan::{Catalog, Tool};
 use crate::resolve::Defs;
-use crate::resolve::schema::{def_name, for_each_subschema, for_each_subschema_mut, server_assigned};
+use crate::resolve::schema::{def_name, for_each_subschema, for_each_subschema_mut};
+use brief::server_assigned;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
