@@ -50,6 +50,13 @@ fn command(server: &'static ServerDecl) -> Command {
                 .help("Answer from the spec's schemas and examples instead of calling the upstream"),
         )
         .arg(
+            Arg::new("no-answer-check")
+                .long("no-answer-check")
+                .action(ArgAction::SetTrue)
+                .env(env("NO_ANSWER_CHECK"))
+                .help("Send upstream answers as structured results unchecked, even where they break the outputSchema"),
+        )
+        .arg(
             Arg::new("base-path")
                 .long("base-path")
                 .value_name("PATH")
@@ -178,6 +185,9 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
             server.crate_name
         ),
         Err(_) => {}
+    }
+    if m.get_flag("no-answer-check") {
+        handler = handler.without_answer_check();
     }
     if let Some(max) = m.get_one::<String>("max-protocol") {
         let Some(version) = Handler::known_protocol(max) else {

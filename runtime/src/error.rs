@@ -26,6 +26,9 @@ pub mod codes {
     pub const UNAVAILABLE: &str = "unavailable";
     /// A next-page handle outlived its lifetime (H3): start from the first page again.
     pub const HANDLE_EXPIRED: &str = "handle_expired";
+    /// The upstream carried out the call but answered outside the tool's outputSchema; the
+    /// answer travels in the error body, since clients reject structured results off schema.
+    pub const UNEXPECTED_ANSWER: &str = "unexpected_answer";
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,6 +46,10 @@ pub struct ToolError {
     /// The upstream HTTP status, when the upstream answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
+    /// The upstream's answer, when the call took effect but its answer could not be the result
+    /// (boxed: errors travel in `Result`s and should stay small).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Box<serde_json::Value>>,
 }
 
 impl ToolError {
@@ -55,6 +62,7 @@ impl ToolError {
             recovery: recovery.into(),
             field: None,
             status: None,
+            answer: None,
         }
     }
 
@@ -71,6 +79,11 @@ impl ToolError {
 
     pub fn status(mut self, status: u16) -> Self {
         self.status = Some(status);
+        self
+    }
+
+    pub fn answer(mut self, answer: serde_json::Value) -> Self {
+        self.answer = Some(Box::new(answer));
         self
     }
 

@@ -18,7 +18,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use crate::decl::{ServerDecl, ToolDecl};
-use crate::error::ToolError;
+use crate::error::{ToolError, codes};
 use crate::handle::{self, HandleKey};
 use crate::idempotency::{self, Begin, Guard, Keyed};
 use crate::route;
@@ -43,6 +43,8 @@ struct Entry {
     input: Value,
     output: Option<Value>,
     validator: OnceLock<Result<Validator, String>>,
+    /// Checks the upstream's answers against `output`; built on the tool's first answer.
+    answer_validator: OnceLock<Result<Validator, String>>,
 }
 
 pub struct State {
@@ -62,6 +64,9 @@ pub struct State {
     versions: &'static [ProtocolVersion],
     /// What next-page handles are signed with (H1).
     handle_key: HandleKey,
+    /// Whether upstream answers are checked against the tool's outputSchema before they are
+    /// sent as its structured result.
+    check_answers: bool,
 }
 
 /// Cheap to clone: the Streamable HTTP service builds one per request. A toolset handler serves
@@ -127,6 +132,7 @@ impl Handler {
                 input: Value::Object((*tool.input_schema).clone()),
                 output: tool.output_schema.as_ref().map(|o| Value::Object((**o).clone())),
                 validator: OnceLock::new(),
+                answer_validator: OnceLock::new(),
             });
         }
         let implementation = Implementation::new(server.crate_name, server.version).with_title(server.title);
@@ -153,6 +159,7 @@ impl Handler {
                 instance,
                 versions: ProtocolVersion::KNOWN_VERSIONS,
                 handle_key: HandleKey::random(),
+                check_answers: true,
             }),
             None,
         ))
@@ -174,6 +181,17 @@ impl Handler {
         let mut handler = self;
         if let Some(state) = Arc::get_mut(&mut handler.0) {
             state.handle_key = key;
+        }
+        handler
+    }
+
+    /// Sends upstream answers as they come, unchecked against the outputSchema (for clients that
+    /// do not validate structured results and an upstream known to stray from its spec). Call
+    /// before sharing the handler.
+    pub fn without_answer_check(self) -> Self {
+        let mut handler = self;
+        if let Some(state) = Arc::get_mut(&mut handler.0) {
+            state.check_answers = false;
         }
         handler
     }
@@ -253,9 +271,53 @@ impl Handler {
         let validator = entry.validator.get_or_init(|| validate::compile(&entry.input));
         let validator = match validator {
             Ok(v) => v,
-            Err(e) => return Err(ToolError::internal(format!("the tool's {e}"))),
+            Err(e) => return Err(ToolError::internal(format!("the tool's inputSchema {e}"))),
         };
         validate::arguments(validator, &entry.input, arguments.unwrap_or_default())
+    }
+
+    /// The upstream's answer as the tool's result, if it is what the tool's outputSchema
+    /// promises. MCP requires structured results to conform, and clients reject the whole
+    /// result when they do not, so the model would never see an answer to a call that took
+    /// effect. An answer off the schema (a new enum value, a field the spec does not allow to
+    /// be null, a body that is not JSON) is sent as an `unexpected_answer` error that carries it.
+    fn conform(&self, entry: &Entry, route: &ToolDecl, result: CallToolResult) -> Result<CallToolResult, ToolError> {
+        let Some(schema) = entry.output.as_ref() else { return Ok(result) };
+        if !self.0.check_answers || result.is_error == Some(true) || matches!(self.0.mode, Mode::Mock) {
+            return Ok(result);
+        }
+        let (answer, problem) = match &result.structured_content {
+            Some(value) => {
+                let validator = match entry.answer_validator.get_or_init(|| validate::compile(schema)) {
+                    Ok(v) => v,
+                    Err(e) => return Err(ToolError::internal(format!("the tool's outputSchema {e}"))),
+                };
+                match validate::answer(validator, schema, value) {
+                    None => return Ok(result),
+                    Some(problem) => (value.clone(), problem),
+                }
+            }
+            None => {
+                let text: Vec<&str> =
+                    result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
+                (Value::String(text.join("\n")), "the answer is not JSON".to_owned())
+            }
+        };
+        let label = format!("{} {}", route.method.as_str(), route.path);
+        tracing::warn!(tool = entry.decl.name, operation = %label, problem = %problem,
+            "the upstream's answer does not match the tool's outputSchema: sent as an unexpected_answer error (correct the spec's response schema, or serve with --no-answer-check)");
+        let read_only = entry.tool.annotations.as_ref().is_some_and(|a| a.read_only_hint == Some(true));
+        let recovery = if read_only {
+            "Read the result in `answer`; the same call gets the same kind of answer."
+        } else {
+            "The call took effect: read its result in `answer` and do not repeat the call."
+        };
+        Err(ToolError::new(
+            codes::UNEXPECTED_ANSWER,
+            format!("{label} answered, but not in the shape this tool's outputSchema declares: {problem}"),
+            recovery,
+        )
+        .answer(answer))
     }
 
     /// Runs a validated call upstream (or in mock mode) through `route`, the tool's operation
@@ -269,7 +331,8 @@ impl Handler {
         caller: &str,
     ) -> Result<CallToolResult, ToolError> {
         let result = self.send(entry, route, args, keyed).await?;
-        self.hand_out(entry, caller, result)
+        let result = self.hand_out(entry, caller, result)?;
+        self.conform(entry, route, result)
     }
 
     /// The upstream's next cursor in a successful result, replaced by a handle (H1).
@@ -369,7 +432,8 @@ impl Handler {
             arguments: idempotency::redact(&Value::Object(args)).to_string(),
             outcome: match (outcome, result.is_error) {
                 (Some(code), _) => code.to_owned(),
-                (None, Some(true)) => "error".to_owned(),
+                // A replayed error: its code, from the body stored with it.
+                (None, Some(true)) => error_code(&result).unwrap_or_else(|| "error".to_owned()),
                 (None, _) => "ok".to_owned(),
             },
             replayed,
@@ -396,6 +460,13 @@ fn settle(outcome: Result<CallToolResult, ToolError>) -> (CallToolResult, Option
             (e.into_result(), Some(code), retryable)
         }
     }
+}
+
+/// The `code` of an error result's body (E1).
+fn error_code(result: &CallToolResult) -> Option<String> {
+    let text = &result.content.first()?.as_text()?.text;
+    let body: Value = serde_json::from_str(text).ok()?;
+    body.get("code")?.as_str().map(str::to_owned)
 }
 
 /// Who made a call and which request it was.

@@ -1,6 +1,7 @@
 //! Argument validation with the tool's full inputSchema (CONTRACT I1): the server checks every
 //! call itself, whatever the client validated. A failure names the field and the rule (E2).
 //! Optional arguments sent as `null` count as absent, unless the schema itself accepts `null`.
+//! The upstream's answers are checked against the outputSchema the same way (`answer`).
 
 use jsonschema::{Draft, ValidationError, Validator};
 use serde_json::{Map, Value};
@@ -10,12 +11,13 @@ use crate::error::{ToolError, codes};
 /// At most this many problems are listed in one error, so the message stays readable.
 const MAX_PROBLEMS: usize = 3;
 
+/// A validator for one of a tool's schemas; formats are checked, as the strictest clients do.
 pub fn compile(schema: &Value) -> Result<Validator, String> {
     jsonschema::options()
         .with_draft(Draft::Draft202012)
         .should_validate_formats(true)
         .build(schema)
-        .map_err(|e| format!("inputSchema does not compile: {e}"))
+        .map_err(|e| format!("does not compile: {e}"))
 }
 
 /// Optional arguments sent as `null` count as absent, at every depth, unless the schema that
@@ -250,6 +252,38 @@ pub fn check(validator: &Validator, schema: &Value, args: &Value) -> Result<(), 
     Err(err)
 }
 
+/// A problem's text is cut here: a validator quotes the whole value, and an answer's value can
+/// be a large object.
+const MAX_PROBLEM_CHARS: usize = 160;
+
+/// Where an upstream answer leaves the tool's outputSchema, described for the model and the
+/// operator (at most `MAX_PROBLEMS` places); `None` when it conforms.
+pub fn answer(validator: &Validator, schema: &Value, value: &Value) -> Option<String> {
+    let problems: Vec<Problem> =
+        validator.iter_errors(value).take(MAX_PROBLEMS + 1).map(|e| problem(&e, schema, value)).collect();
+    if problems.is_empty() {
+        return None;
+    }
+    let mut parts: Vec<String> = problems
+        .iter()
+        .take(MAX_PROBLEMS)
+        .map(|p| {
+            let mut text: String = p.text.chars().take(MAX_PROBLEM_CHARS).collect();
+            if text.len() < p.text.len() {
+                text.push('…');
+            }
+            match &p.field {
+                Some(f) => format!("`{f}`: {text} ({})", p.rule),
+                None => format!("{text} ({})", p.rule),
+            }
+        })
+        .collect();
+    if problems.len() > MAX_PROBLEMS {
+        parts.push("and more".to_owned());
+    }
+    Some(parts.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +336,22 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 3}}}}}});
         let e = run(schema, json!({"tags": [{"name": "ok"}, {"name": "too long"}]})).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("tags[1].name"));
+    }
+
+    #[test]
+    fn an_answer_off_its_schema_is_described_briefly() {
+        let schema = json!({"type": "object", "required": ["id", "status"], "properties": {
+            "id": {"type": "string"}, "status": {"enum": ["draft", "paid"]},
+            "lines": {"type": "array", "items": {"type": "object", "properties": {"qty": {"type": "integer"}}}}}});
+        let v = compile(&schema).unwrap();
+        assert_eq!(answer(&v, &schema, &json!({"id": "in_1", "status": "paid"})), None);
+        let big = "x".repeat(1000);
+        let off = json!({"status": "finalizing", "lines": [{"qty": 1}, {"qty": big}]});
+        let text = answer(&v, &schema, &off).unwrap();
+        assert!(text.contains("`id`"), "{text}");
+        assert!(text.contains("`status`") && text.contains(r#"enum: ["draft","paid"]"#), "{text}");
+        assert!(text.contains("`lines[1].qty`"), "{text}");
+        assert!(text.len() < 700, "a large value is not quoted whole: {text}");
     }
 
     #[test]
