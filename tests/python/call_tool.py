@@ -6,11 +6,12 @@ Usage: call_tool.py --url URL --mode {2026-07-28,legacy} --tool NAME --args JSON
 """
 
 import argparse
-import asyncio
 import json
 import sys
 
 from mcp import Client
+
+from report import run_and_print
 
 
 async def call(url, mode, tool, arguments):
@@ -34,15 +35,7 @@ def main():
     parser.add_argument("--tool", required=True)
     parser.add_argument("--args", required=True)
     a = parser.parse_args()
-    try:
-        out = asyncio.run(call(a.url, a.mode, a.tool, json.loads(a.args)))
-    except BaseException as e:  # the SDK wraps failures in exception groups
-        while isinstance(e, BaseExceptionGroup) and len(e.exceptions) == 1:
-            e = e.exceptions[0]
-        print(f"python client failed: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
-    print(json.dumps(out))
-    return 0
+    return run_and_print(call(a.url, a.mode, a.tool, json.loads(a.args)))
 
 
 if __name__ == "__main__":

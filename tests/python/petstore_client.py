@@ -8,12 +8,13 @@ The Rust end-to-end test asserts on it.
 """
 
 import argparse
-import asyncio
 import json
 import os
 import sys
 
 from mcp import Client, MCPError, StdioServerParameters
+
+from report import run_and_print
 
 
 def dump(model):
@@ -73,15 +74,7 @@ def main():
         target = StdioServerParameters(command=command[0], args=command[1:], env=env)
     else:
         parser.error("pass --url URL, or --stdio -- COMMAND...")
-    try:
-        out = asyncio.run(scenario(target, args.mode))
-    except BaseException as e:  # the SDK wraps failures in exception groups
-        while isinstance(e, BaseExceptionGroup) and len(e.exceptions) == 1:
-            e = e.exceptions[0]
-        print(f"python client failed: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
-    print(json.dumps(out))
-    return 0
+    return run_and_print(scenario(target, args.mode))
 
 
 if __name__ == "__main__":
