@@ -507,6 +507,9 @@ fn strip(schema: &mut Value, direction: Direction, flags: &BTreeMap<String, (boo
         })
     };
     if let Value::Object(map) = schema {
+        if direction == Direction::Output {
+            open_for_answers(map);
+        }
         let mut removed = Vec::new();
         if let Some(Value::Object(props)) = map.get_mut("properties") {
             let names: Vec<String> = props.iter().filter(|(_, p)| hidden(p)).map(|(k, _)| k.clone()).collect();
@@ -527,6 +530,33 @@ fn strip(schema: &mut Value, direction: Direction, flags: &BTreeMap<String, (boo
     for_each_subschema_mut(schema, &mut |child| strip(child, direction, flags));
 }
 
+/// An output schema describes answers that the upstream may widen without a new version (a
+/// field added to a response is the additive change every API makes), and clients reject a
+/// structured result its schema does not admit. So outputs do not close objects
+/// (`additionalProperties`/`unevaluatedProperties: false` go), and `oneOf` reads as `anyOf`:
+/// once objects are open, an answer may fit two branches, which is no error in an answer.
+fn open_for_answers(map: &mut Map<String, Value>) {
+    for key in ["additionalProperties", "unevaluatedProperties"] {
+        if map.get(key) == Some(&Value::Bool(false)) {
+            map.shift_remove(key);
+        }
+    }
+    if let Some(branches) = map.shift_remove("oneOf") {
+        match map.get_mut("anyOf") {
+            // Both on one schema: the answer must match one of each; keep the pair as allOf.
+            Some(_) => {
+                let all = map.entry("allOf").or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(all) = all {
+                    all.push(json!({"anyOf": branches}));
+                }
+            }
+            None => {
+                map.insert("anyOf".to_owned(), branches);
+            }
+        }
+    }
+}
+
 /// The def names `v` refers to, in order, one entry per reference.
 fn collect_refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     if let Some(name) = def_name(v) {
@@ -545,6 +575,28 @@ mod tests {
 
     fn fin(root: Value, d: &Defs, direction: Direction) -> Value {
         finish(root, &Prepared::new(d, direction), None, false).0
+    }
+
+    #[test]
+    fn outputs_admit_fields_an_answer_adds_and_inputs_stay_closed() {
+        let d = defs(json!({
+            "Msg": {"type": "object", "additionalProperties": false, "properties": {
+                "ok": {"type": "boolean"},
+                "item": {"oneOf": [{"$ref": "#/$defs/File"}, {"type": "string"}]}}},
+            "File": {"type": "object", "unevaluatedProperties": false, "properties": {"id": {"type": "string"}}}
+        }));
+        let root = json!({"$ref": "#/$defs/Msg"});
+        let out = fin(root.clone(), &d, Direction::Output);
+        let text = out.to_string();
+        assert!(!text.contains("additionalProperties") && !text.contains("unevaluatedProperties"), "{out}");
+        assert!(!text.contains("oneOf") && text.contains("anyOf"), "{out}");
+        // An answer with a field the spec does not list yet, whose item fits both branches once
+        // objects are open, is admitted.
+        let answer = json!({"ok": true, "warning": "superfluous_charset", "item": {"id": "F1", "name": "a.txt"}});
+        assert!(jsonschema::validator_for(&out).unwrap().is_valid(&answer));
+        let input = fin(root, &d, Direction::Input);
+        assert!(input.to_string().contains(r#""additionalProperties":false"#), "{input}");
+        assert!(input.to_string().contains("oneOf"), "{input}");
     }
 
     #[test]
