@@ -16,13 +16,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use mcp_gen_runtime::rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
-use mcp_gen_runtime::rmcp::service::RunningService;
-use mcp_gen_runtime::rmcp::transport::StreamableHttpClientTransport;
-use mcp_gen_runtime::rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
-
-type Client = RunningService<RoleClient, ()>;
+use support::{call, error_body as body, modern_client as client, replayed};
 
 /// Invoices the upstream created.
 type Created = Arc<Mutex<usize>>;
@@ -71,30 +66,9 @@ fn start(upstream: &str, extra: &[&str]) -> support::Server {
     support::serve_http(&support::binary("invoices-mcp"), &args, &[("INVOICES_BEARER_TOKEN", "t")])
 }
 
-async fn client(url: &str) -> Client {
-    mcp_gen_runtime::init_tls();
-    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
-    ().serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url.to_owned()), lifecycle).await.unwrap()
-}
-
 fn create_args(customer: &str, key: &str) -> Value {
     json!({"customer": customer, "currency": "EUR", "lines": [{"description": "Hosting", "quantity": 1, "unit_amount": 1250}],
         "idempotency_key": key})
-}
-
-async fn call(c: &Client, tool: &str, args: Value) -> CallToolResult {
-    let args = args.as_object().cloned().unwrap();
-    c.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args)).await.unwrap()
-}
-
-/// The error body of an `isError` result.
-fn body(r: &CallToolResult) -> Value {
-    assert_eq!(r.is_error, Some(true), "{r:?}");
-    serde_json::from_str(&r.content[0].as_text().unwrap().text).unwrap()
-}
-
-fn replayed(r: &CallToolResult) -> bool {
-    r.meta.as_ref().and_then(|m| m.0.get("dev.mcp-gen/idempotency")).is_some_and(|v| v["replayed"] == true)
 }
 
 fn run_python(url: &str, mode: &str, tool: &str, args: &Value) -> Value {

@@ -9,13 +9,11 @@ mod support;
 use std::path::Path;
 
 use mcp_gen_runtime::rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode, ProtocolVersion};
-use mcp_gen_runtime::rmcp::service::RunningService;
 use mcp_gen_runtime::rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
-use mcp_gen_runtime::rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceError};
+use mcp_gen_runtime::rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceError};
 use serde_json::{Value, json};
 use support::petstore::{API_KEY, Upstream};
-
-type Client = RunningService<RoleClient, ()>;
+use support::{Client, call, error_body};
 
 fn tools_json(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("tools.json")).unwrap()).unwrap()
@@ -33,17 +31,6 @@ fn era(modern: bool) -> ClientLifecycleMode {
     }
 }
 
-/// The error body of an `isError` result (CONTRACT E2).
-fn error_body(r: &CallToolResult) -> Value {
-    assert_eq!(r.is_error, Some(true), "expected a tool error, got {r:?}");
-    let text = r.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap();
-    let body: Value = serde_json::from_str(&text).unwrap();
-    for key in ["code", "message", "retryable", "retry_after_ms", "recovery"] {
-        assert!(body.get(key).is_some(), "error body lacks `{key}`: {body}");
-    }
-    body
-}
-
 /// The JSON a successful result carries: structuredContent, else the JSON text.
 fn result_json(r: &CallToolResult) -> Value {
     assert_ne!(r.is_error, Some(true), "unexpected tool error: {r:?}");
@@ -58,11 +45,6 @@ fn http_transport(url: &str) -> StreamableHttpClientTransport<reqwest::Client> {
     // rmcp's client is reqwest, which uses the runtime's TLS provider.
     mcp_gen_runtime::init_tls();
     StreamableHttpClientTransport::from_uri(url.to_owned())
-}
-
-async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
-    let args = args.as_object().cloned().unwrap();
-    client.call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args)).await.unwrap()
 }
 
 /// What the catalog looks like to a client of this era: initialize-based clients take only
@@ -336,7 +318,7 @@ async fn streamable_http_surface() {
 #[tokio::test(flavor = "multi_thread")]
 async fn mock_mode_answers_from_the_schema() {
     let server = support::serve_http(&support::binary("petstore-mcp"), &["--mock"], &[]);
-    let client = ().serve_with_lifecycle(http_transport(&server.url), era(true)).await.unwrap();
+    let client = support::modern_client(&server.url).await;
     let pet = result_json(&call(&client, "get_pet", json!({"petId": 7})).await);
     let tools = petstore_catalog();
     let schema = &tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == "get_pet").unwrap()["outputSchema"];
@@ -370,7 +352,7 @@ async fn crate_generated_outside_the_repository_builds_and_serves() {
     let binary = support::cargo_build_env(&[], &out, &[("CARGO_TARGET_DIR", target.to_str().unwrap())]);
     assert!(binary.ends_with("outside-mcp"), "{}", binary.display());
     let server = support::serve_http(&binary, &["--mock"], &[]);
-    let client = ().serve_with_lifecycle(http_transport(&server.url), era(true)).await.unwrap();
+    let client = support::modern_client(&server.url).await;
     let listed = serde_json::to_value(client.list_all_tools().await.unwrap()).unwrap();
     assert_eq!(listed, tools_json(&out)["tools"]);
     let pet = result_json(&call(&client, "get_pet_by_id", json!({"petId": 3})).await);

@@ -14,13 +14,9 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
-use mcp_gen_runtime::rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
-use mcp_gen_runtime::rmcp::service::RunningService;
-use mcp_gen_runtime::rmcp::transport::StreamableHttpClientTransport;
-use mcp_gen_runtime::rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use mcp_gen_runtime::rmcp::model::CallToolResult;
 use serde_json::{Value, json};
-
-type Client = RunningService<RoleClient, ()>;
+use support::{Client, modern_client as client, replayed};
 
 /// What reached the upstream: one entry per created invoice, with its Idempotency-Key header.
 type Created = Arc<Mutex<Vec<Option<String>>>>;
@@ -58,12 +54,6 @@ fn upstream() -> (String, Created) {
     (format!("http://{addr}"), created)
 }
 
-async fn client(url: &str) -> Client {
-    mcp_gen_runtime::init_tls();
-    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
-    ().serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url.to_owned()), lifecycle).await.unwrap()
-}
-
 fn invoice(key: &str, quantity: i64) -> serde_json::Map<String, Value> {
     json!({"customer": "cus_1", "currency": "EUR", "lines": [{"description": "Hosting", "quantity": quantity, "unit_amount": 1250}],
         "idempotency_key": key})
@@ -73,17 +63,11 @@ fn invoice(key: &str, quantity: i64) -> serde_json::Map<String, Value> {
 }
 
 async fn call(c: &Client, args: serde_json::Map<String, Value>) -> CallToolResult {
-    c.call_tool(CallToolRequestParams::new("create_invoice").with_arguments(args)).await.unwrap()
-}
-
-fn replayed(r: &CallToolResult) -> bool {
-    r.meta.as_ref().and_then(|m| m.0.get("dev.mcp-gen/idempotency")).is_some_and(|v| v["replayed"] == true)
+    support::call(c, "create_invoice", Value::Object(args)).await
 }
 
 fn error_code(r: &CallToolResult) -> String {
-    assert_eq!(r.is_error, Some(true), "{r:?}");
-    let body: Value = serde_json::from_str(&r.content[0].as_text().unwrap().text).unwrap();
-    body["code"].as_str().unwrap().to_owned()
+    support::error_body(r)["code"].as_str().unwrap().to_owned()
 }
 
 /// The scenario; `servers` are replicas sharing one store (calls alternate between them).

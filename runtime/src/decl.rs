@@ -78,6 +78,11 @@ pub struct ToolDecl {
 }
 
 impl ToolDecl {
+    /// The upstream operation as messages and logs name it: `POST /v1/invoices`.
+    pub fn operation(&self) -> String {
+        format!("{} {}", self.method.as_str(), self.path)
+    }
+
     /// The argument that takes a handle back, when the tool's pages are announced in the
     /// upstream's `Link` header (its handles open to a query, not a parameter value).
     pub fn link_cursor(&self) -> Option<&'static str> {

@@ -47,6 +47,13 @@ struct Entry {
     answer_validator: OnceLock<Result<Validator, String>>,
 }
 
+impl Entry {
+    /// Whether the tool is declared a read (`readOnlyHint`); anything else may have side effects.
+    fn read_only(&self) -> bool {
+        self.tool.annotations.as_ref().is_some_and(|a| a.read_only_hint == Some(true))
+    }
+}
+
 pub struct State {
     server: &'static ServerDecl,
     /// This server's identity, and the same as result `_meta` for 2026-07-28 clients.
@@ -65,7 +72,7 @@ pub struct State {
     /// What next-page handles are signed with (H1).
     handle_key: HandleKey,
     /// Whether upstream answers are checked against the tool's outputSchema before they are
-    /// sent as its structured result.
+    /// sent as its structured result (never mock answers: they are samples of the schema).
     check_answers: bool,
 }
 
@@ -146,6 +153,7 @@ impl Handler {
             }
         }
         let instance = uuid::Uuid::new_v4().simple().to_string();
+        let check_answers = matches!(mode, Mode::Upstream(_));
         Ok(Handler(
             Arc::new(State {
                 server,
@@ -159,7 +167,7 @@ impl Handler {
                 instance,
                 versions: ProtocolVersion::KNOWN_VERSIONS,
                 handle_key: HandleKey::random(),
-                check_answers: true,
+                check_answers,
             }),
             None,
         ))
@@ -283,7 +291,7 @@ impl Handler {
     /// be null, a body that is not JSON) is sent as an `unexpected_answer` error that carries it.
     fn conform(&self, entry: &Entry, route: &ToolDecl, result: CallToolResult) -> Result<CallToolResult, ToolError> {
         let Some(schema) = entry.output.as_ref() else { return Ok(result) };
-        if !self.0.check_answers || result.is_error == Some(true) || matches!(self.0.mode, Mode::Mock) {
+        if !self.0.check_answers || result.is_error == Some(true) {
             return Ok(result);
         }
         let (answer, problem) = match &result.structured_content {
@@ -303,11 +311,10 @@ impl Handler {
                 (Value::String(text.join("\n")), "the answer is not JSON".to_owned())
             }
         };
-        let label = format!("{} {}", route.method.as_str(), route.path);
+        let label = route.operation();
         tracing::warn!(tool = entry.decl.name, operation = %label, problem = %problem,
             "the upstream's answer does not match the tool's outputSchema: sent as an unexpected_answer error (correct the spec's response schema, or serve with --no-answer-check)");
-        let read_only = entry.tool.annotations.as_ref().is_some_and(|a| a.read_only_hint == Some(true));
-        let recovery = if read_only {
+        let recovery = if entry.read_only() {
             "Read the result in `answer`; the same call gets the same kind of answer."
         } else {
             "The call took effect: read its result in `answer` and do not repeat the call."
@@ -358,7 +365,7 @@ impl Handler {
         match &self.0.mode {
             Mode::Mock => {
                 let value = entry.output.as_ref().map_or_else(
-                    || serde_json::json!({"ok": true, "mock": true, "message": format!("{} {} (mock)", route.method.as_str(), route.path)}),
+                    || serde_json::json!({"ok": true, "mock": true, "message": format!("{} (mock)", route.operation())}),
                     mock::sample,
                 );
                 Ok(CallToolResult::structured(value))
@@ -392,8 +399,7 @@ impl Handler {
             Ok(r) => r,
             Err(e) => return e.into_result(),
         };
-        let side_effect = entry.tool.annotations.as_ref().is_none_or(|a| a.read_only_hint != Some(true));
-        let guard = self.0.guard.as_ref().filter(|_| side_effect);
+        let guard = self.0.guard.as_ref().filter(|_| !entry.read_only());
         let Some(guard) = guard else {
             return self.run(entry, route, &args, None, &call.caller).await.unwrap_or_else(ToolError::into_result);
         };

@@ -72,7 +72,7 @@ impl Upstream {
         let withheld = tool.link_cursor().map(|_| secret_parts(&secrets));
         let mut req = build(tool, args, &self.base, secrets)?;
         req.headers.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
-        let label = format!("{} {}", tool.method.as_str(), tool.path);
+        let label = tool.operation();
         let method =
             reqwest::Method::from_bytes(req.method.as_bytes()).map_err(|e| ToolError::internal(e.to_string()))?;
         let mut headers = HeaderMap::new();
@@ -435,7 +435,7 @@ fn success(
         return CallToolResult::structured(json!({
             "ok": true,
             "status": status,
-            "message": format!("{} {} succeeded", tool.method.as_str(), tool.path),
+            "message": format!("{} succeeded", tool.operation()),
         }));
     }
     let looks_json = content_type.contains("json") || content_type.is_empty();
@@ -484,7 +484,7 @@ fn failure(
     retry_after: Option<u64>,
     bytes: &[u8],
 ) -> ToolError {
-    let label = format!("{} {}", tool.method.as_str(), tool.path);
+    let label = tool.operation();
     let detail = summary(bytes);
     let said = if detail.is_empty() { String::new() } else { format!(": {detail}") };
     let err = match status {

@@ -221,20 +221,9 @@ pub fn arguments(
 
 /// Validates `args` against `schema`, returning the error result the model reads on failure.
 pub fn check(validator: &Validator, schema: &Value, args: &Value) -> Result<(), ToolError> {
-    let problems: Vec<Problem> =
-        validator.iter_errors(args).take(MAX_PROBLEMS + 1).map(|e| problem(&e, schema, args)).collect();
+    let problems = problems(validator, schema, args);
     let Some(first) = problems.first() else { return Ok(()) };
-    let describe = |p: &Problem| match &p.field {
-        Some(f) => format!("`{f}`: {} ({})", p.text, p.rule),
-        None => format!("{} ({})", p.text, p.rule),
-    };
-    let mut message = format!("invalid argument {}", describe(first));
-    for p in problems.iter().skip(1).take(MAX_PROBLEMS - 1) {
-        message.push_str(&format!("; {}", describe(p)));
-    }
-    if problems.len() > MAX_PROBLEMS {
-        message.push_str("; and more");
-    }
+    let message = format!("invalid argument {}", listed(&problems, usize::MAX));
     let recovery = match &first.field {
         Some(f) => format!(
             "Correct `{f}` to satisfy `{}` (see the tool's inputSchema) and call again; the same arguments will fail again.",
@@ -252,23 +241,29 @@ pub fn check(validator: &Validator, schema: &Value, args: &Value) -> Result<(), 
     Err(err)
 }
 
-/// A problem's text is cut here: a validator quotes the whole value, and an answer's value can
-/// be a large object.
+/// An answer's problem is cut here: a validator quotes the whole value, and an answer's value
+/// can be a large object.
 const MAX_PROBLEM_CHARS: usize = 160;
 
 /// Where an upstream answer leaves the tool's outputSchema, described for the model and the
 /// operator (at most `MAX_PROBLEMS` places); `None` when it conforms.
 pub fn answer(validator: &Validator, schema: &Value, value: &Value) -> Option<String> {
-    let problems: Vec<Problem> =
-        validator.iter_errors(value).take(MAX_PROBLEMS + 1).map(|e| problem(&e, schema, value)).collect();
-    if problems.is_empty() {
-        return None;
-    }
+    let problems = problems(validator, schema, value);
+    (!problems.is_empty()).then(|| listed(&problems, MAX_PROBLEM_CHARS))
+}
+
+/// The first problems of `value`: one more than are listed, so a list can say there are more.
+fn problems(validator: &Validator, schema: &Value, value: &Value) -> Vec<Problem> {
+    validator.iter_errors(value).take(MAX_PROBLEMS + 1).map(|e| problem(&e, schema, value)).collect()
+}
+
+/// `` `field`: text (rule); …; and more ``, each text cut at `max_chars`.
+fn listed(problems: &[Problem], max_chars: usize) -> String {
     let mut parts: Vec<String> = problems
         .iter()
         .take(MAX_PROBLEMS)
         .map(|p| {
-            let mut text: String = p.text.chars().take(MAX_PROBLEM_CHARS).collect();
+            let mut text: String = p.text.chars().take(max_chars).collect();
             if text.len() < p.text.len() {
                 text.push('…');
             }
@@ -281,7 +276,7 @@ pub fn answer(validator: &Validator, schema: &Value, value: &Value) -> Option<St
     if problems.len() > MAX_PROBLEMS {
         parts.push("and more".to_owned());
     }
-    Some(parts.join("; "))
+    parts.join("; ")
 }
 
 #[cfg(test)]

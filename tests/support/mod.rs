@@ -12,6 +12,43 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
+use mcp_gen_runtime::rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
+use mcp_gen_runtime::rmcp::service::RunningService;
+use mcp_gen_runtime::rmcp::transport::StreamableHttpClientTransport;
+use mcp_gen_runtime::rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+
+pub type Client = RunningService<RoleClient, ()>;
+
+/// rmcp's client over Streamable HTTP, as a 2026-07-28 client (server/discover, no initialize).
+pub async fn modern_client(url: &str) -> Client {
+    // rmcp's client is reqwest, which uses the runtime's TLS provider.
+    mcp_gen_runtime::init_tls();
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    ().serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url.to_owned()), lifecycle).await.unwrap()
+}
+
+/// Calls `name` with `args` (a JSON object).
+pub async fn call(client: &Client, name: &str, args: serde_json::Value) -> CallToolResult {
+    let args = args.as_object().cloned().unwrap();
+    client.call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args)).await.unwrap()
+}
+
+/// The error body of an `isError` result (CONTRACT E2), with the fields every body has.
+pub fn error_body(r: &CallToolResult) -> serde_json::Value {
+    assert_eq!(r.is_error, Some(true), "expected a tool error, got {r:?}");
+    let text = r.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap();
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for key in ["code", "message", "retryable", "retry_after_ms", "recovery"] {
+        assert!(body.get(key).is_some(), "error body lacks `{key}`: {body}");
+    }
+    body
+}
+
+/// Whether the server replayed this result from its idempotency store (R3).
+pub fn replayed(r: &CallToolResult) -> bool {
+    r.meta.as_ref().and_then(|m| m.0.get("dev.mcp-gen/idempotency")).is_some_and(|v| v["replayed"] == true)
+}
+
 /// One raw `tools/call` over Streamable HTTP, as a 2026-07-28 client sends it, with extra
 /// request headers (an `authorization`, say); the JSON-RPC reply.
 pub async fn raw_tools_call(
