@@ -50,12 +50,16 @@ pub struct SpecArgs {
     /// Short server name; the crate is `<name>-mcp` (default: the overlay's, else from the title).
     #[arg(long)]
     pub name: Option<String>,
+    /// A native build: the crate's own handlers run the tools (see README "Native mode"); what
+    /// `build.rs` with `Builder::native()` compiles.
+    #[arg(long)]
+    pub native: bool,
 }
 
 impl SpecArgs {
     /// Settings for the commands that need the catalog, not the crate.
     fn catalog_settings(&self) -> Settings {
-        Settings { name: self.name.clone(), catalog_only: true, ..Settings::default() }
+        Settings { name: self.name.clone(), catalog_only: true, native: self.native, ..Settings::default() }
     }
 }
 
@@ -156,6 +160,9 @@ pub enum Command {
         overlay: Option<PathBuf>,
         #[arg(long)]
         name: Option<String>,
+        /// The crate at `--out` is a native build (`mcp-gen build --native`).
+        #[arg(long, requires = "spec")]
+        native: bool,
         #[arg(long, value_name = "DIR", requires = "spec")]
         out: Option<PathBuf>,
         /// Repository root holding `specs/` and `generated/` (default: found from the current
@@ -198,7 +205,13 @@ pub fn run(cli: Cli) -> ExitCode {
                 Some(p) => RuntimeDep::Path(relative_to(&absolute(&out), &absolute(&p))),
                 None => default_runtime(&out),
             };
-            let settings = Settings { name: spec.name.clone(), runtime, catalog_only: false };
+            let settings = Settings {
+                name: spec.name.clone(),
+                runtime,
+                catalog_only: false,
+                native: spec.native,
+                module_only: false,
+            };
             let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
             match crate::write::write(&out, &output.files) {
                 Ok(s) => {
@@ -416,10 +429,11 @@ pub fn run(cli: Cli) -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Check { spec: Some(spec), overlay, name, out: Some(out), .. } => {
-            let args = SpecArgs { spec, overlay, name };
+        Command::Check { spec: Some(spec), overlay, name, native, out: Some(out), .. } => {
+            let args = SpecArgs { spec, overlay, name, native };
             let runtime = default_runtime(&out);
-            let settings = Settings { name: args.name.clone(), runtime, catalog_only: false };
+            let settings =
+                Settings { name: args.name.clone(), runtime, catalog_only: false, native, module_only: false };
             let Some(output) = compile(&args, &settings) else { return ExitCode::from(2) };
             let label = out.display().to_string();
             report_drift(&[(label.clone(), drift(&out, &output.files, &label))])
@@ -521,7 +535,13 @@ pub fn repo_specs(root: &Path) -> Result<Vec<RepoSpec>, String> {
         let generated = root.join("generated").join(&name);
         let runtime = RuntimeDep::Path(relative_to(&absolute(&generated), &absolute(&root.join("runtime"))));
         out.push(RepoSpec {
-            settings: Settings { name: Some(name.clone()), runtime, catalog_only: false },
+            settings: Settings {
+                name: Some(name.clone()),
+                runtime,
+                catalog_only: false,
+                native: false,
+                module_only: false,
+            },
             name,
             input,
             generated,

@@ -125,10 +125,19 @@ impl fmt::Display for Diagnostic {
 }
 
 /// A set of diagnostics, the error type of every fallible entry point.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Clone, Default, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(transparent)]
 pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The rendered diagnostics: what a build script returning `Result<(), Report>` (or a test's
+/// `unwrap`) prints on failure is then readable, file:line:col first.
+impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f)?;
+        fmt::Display::fmt(self, f)
+    }
 }
 
 impl Report {

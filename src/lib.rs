@@ -71,6 +71,26 @@ impl Output {
 /// Runs the whole pipeline. Each stage reports every problem it finds; a stage with errors stops
 /// the pipeline so that later stages never cascade on broken input.
 pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
+    compile(input, settings).result
+}
+
+/// [`generate`]'s result, and every file it read or tried to read.
+#[derive(Debug)]
+pub struct Compiled {
+    pub result: Result<Output, Report>,
+    /// The spec, every file its `$ref`s reach, the overlay and the JSON Schema files the
+    /// overlay names, sorted: what a build script watches (`cargo:rerun-if-changed`).
+    pub inputs: Vec<std::path::PathBuf>,
+}
+
+/// [`generate`], also telling which files it read.
+pub fn compile(input: &Input, settings: &Settings) -> Compiled {
+    let mut sources = load::Sources::default();
+    let result = run(input, settings, &mut sources);
+    Compiled { result, inputs: sources.paths().map(std::path::Path::to_path_buf).collect() }
+}
+
+fn run(input: &Input, settings: &Settings, sources: &mut load::Sources) -> Result<Output, Report> {
     // `MCPGEN_TIMINGS=1` prints how long each stage took (for profiling large documents).
     let timings = std::env::var_os("MCPGEN_TIMINGS").is_some();
     let started = std::time::Instant::now();
@@ -83,17 +103,16 @@ pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
         }
     };
     let mut report = Report::new();
-    let mut sources = load::Sources::default();
 
-    let doc = load::load_spec(&input.spec, &mut sources, &mut report);
-    let overlay_value = input.overlay.as_ref().and_then(|o| load::read_value(o, &mut sources, &mut report));
+    let doc = load::load_spec(&input.spec, sources, &mut report);
+    let overlay_value = input.overlay.as_ref().and_then(|o| load::read_value(o, sources, &mut report));
     lap("load");
     let Some(doc) = doc else { return Err(sources.finish(report)) };
     if report.has_errors() {
         return Err(sources.finish(report));
     }
 
-    let api = resolve::resolve(&doc, &mut report);
+    let mut api = resolve::resolve(&doc, &mut report);
     lap("resolve");
     if report.has_errors() {
         return Err(sources.finish(report));
@@ -106,7 +125,13 @@ pub fn generate(input: &Input, settings: &Settings) -> Result<Output, Report> {
         },
         None => None,
     };
-    let intents = overlay::apply(&api, overlay.as_ref().map(|(f, o)| (f.as_str(), o)), &mut report);
+    let mut intents = overlay::apply(&api, overlay.as_ref().map(|(f, o)| (f.as_str(), o)), &mut report);
+    if report.has_errors() {
+        return Err(sources.finish(report));
+    }
+    // Tools the overlay makes from JSON Schema files join the API as operations of their own.
+    let base = input.overlay.as_ref().and_then(|o| o.path()).and_then(std::path::Path::parent);
+    json_schema::attach_schema_tools(&mut api, &mut intents, base, sources, &mut report);
     if report.has_errors() {
         return Err(sources.finish(report));
     }

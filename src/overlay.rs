@@ -72,10 +72,24 @@ pub struct Defaults {
     pub idempotency_forward: Option<String>,
     /// How long a next-page handle stays valid (CONTRACT H1, H2), e.g. `15m` (the default).
     pub handle_ttl: Option<String>,
+    /// Who runs the tools of a native build (build.rs `.native()`, `mcp-gen build --native`):
+    /// `native` (the default there: the crate's own handlers) or `proxy` (the upstream). A
+    /// proxy build runs every tool upstream and refuses `native`.
+    pub run: Option<Run>,
     /// Whether reads whose results say where the next page starts get next-page handles without
     /// a `paginate` entry (a cursor argument the response hands back, such as `page_token` and
     /// `next_page_token`); true when absent. A tool's own `paginate` always wins.
     pub detect_pagination: Option<bool>,
+}
+
+/// Who runs a tool (overlay `run`, `defaults.run`).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Run {
+    /// The crate's own handler, behind the generated handler trait.
+    Native,
+    /// The upstream operation the tool was made from.
+    Proxy,
 }
 
 /// Idempotency settings for the whole API, checked.
@@ -171,8 +185,19 @@ pub struct ToolsetOverlay {
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolOverlay {
-    /// operationId, or `METHOD /path`.
-    pub operation: String,
+    /// operationId, or `METHOD /path`. Left out for a native tool whose contract is a JSON
+    /// Schema file (`input`) rather than an operation of the spec.
+    #[serde(default)]
+    pub operation: Option<String>,
+    /// A native tool made from JSON Schema files instead of an operation: the file of its
+    /// input (draft-04 to 2020-12, relative to the overlay), normalised to 2020-12 as its
+    /// inputSchema. Needs `description` and a native build.
+    pub input: Option<String>,
+    /// The JSON Schema file of a schema tool's result (its outputSchema), relative to the overlay.
+    pub output: Option<String>,
+    /// Who runs the tool in a native build: `native` (the crate's own handler) or `proxy` (the
+    /// upstream operation); `defaults.run` when absent.
+    pub run: Option<Run>,
     /// More operations this one tool serves (operationIds or `METHOD /path`), e.g. a search by
     /// status and a search by tags as one `find_pets`. Its arguments are theirs together; a call
     /// goes to the first operation, `operation` first, that takes every argument given and whose
@@ -328,6 +353,68 @@ pub struct Intents {
     /// Operation index → the tools the team declared for it (several when it is split).
     pub tools: BTreeMap<usize, Vec<ToolIntent>>,
     pub toolsets: Vec<ToolsetIntent>,
+    /// `defaults.run`.
+    pub run: Option<Run>,
+    /// Tools made from JSON Schema files (native only), as declared; `generate` reads their
+    /// files and makes each an operation of the API (`json_schema::attach_schema_tools`).
+    pub schema_tools: Vec<SchemaTool>,
+    /// Schema tool name → its input file as the overlay names it (for the plan and README).
+    pub schema_files: BTreeMap<String, String>,
+}
+
+/// A tool whose contract is JSON Schema files, not an operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaTool {
+    pub name: String,
+    pub overlay: ToolOverlay,
+    pub file: String,
+    pub pointer: String,
+}
+
+/// Checks a JSON Schema tool's entry; what the operation-only keys would mean is refused.
+fn schema_tool(file: &str, name: &str, tool: &ToolOverlay, intents: &mut Intents, report: &mut Report) {
+    let at = join_pointer("/tools", name);
+    let Some(_) = tool.input.as_deref() else {
+        report.push(
+            Diagnostic::error(codes::OVERLAY, format!("tool `{name}` names no operation and no `input` schema"))
+                .at(file, &at)
+                .with_help("add `operation: <operationId or METHOD /path>`, or `input: <a JSON Schema file>` for a native tool"),
+        );
+        return;
+    };
+    let mut refuse = |key: &str, why: &str| {
+        report.push(
+            Diagnostic::error(codes::OVERLAY, format!("tool `{name}` has `{key}`, which {why}"))
+                .at(file, join_pointer(&at, key))
+                .with_help("remove it: a JSON Schema tool takes its arguments as its input schema says"),
+        );
+    };
+    if !tool.merge.is_empty() {
+        refuse("merge", "needs operations");
+    }
+    if !tool.params.is_empty() {
+        refuse("params", "renames and hides the arguments of an operation");
+    }
+    if !tool.fixed.is_empty() {
+        refuse("fixed", "sets upstream values");
+    }
+    if tool.run == Some(Run::Proxy) {
+        refuse("run: proxy", "needs an upstream operation");
+    }
+    if tool.description.as_deref().is_none_or(|d| d.trim().is_empty()) {
+        report.push(
+            Diagnostic::error(codes::OVERLAY, format!("tool `{name}` needs a `description`"))
+                .at(file, &at)
+                .with_help("write one sentence of what the tool does (D1); there is no operation to take it from"),
+        );
+        return;
+    }
+    intents.schema_tools.push(SchemaTool {
+        name: name.to_owned(),
+        overlay: tool.clone(),
+        file: file.to_owned(),
+        pointer: at,
+    });
 }
 
 /// One declared tool and where it was declared.
@@ -571,24 +658,38 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
             intents.included.insert(index);
         }
     }
+    intents.run = overlay.defaults.run;
     for (name, tool) in &overlay.tools {
         let at = join_pointer("/tools", name);
-        let found = find_operation(api, &tool.operation);
+        let Some(operation) = tool.operation.as_deref() else {
+            schema_tool(file, name, tool, intents, report);
+            continue;
+        };
+        if tool.input.is_some() || tool.output.is_some() {
+            let key = if tool.input.is_some() { "input" } else { "output" };
+            report.push(
+                Diagnostic::error(codes::OVERLAY, format!("tool `{name}` has both `operation` and `{key}`"))
+                    .at(file, join_pointer(&at, key))
+                    .with_help("a tool is made from an operation of the spec or from JSON Schema files, not both"),
+            );
+            continue;
+        }
+        let found = find_operation(api, operation);
         match found.as_slice() {
             [] => report.push(
                 Diagnostic::error(
                     codes::OVERLAY_UNKNOWN_TARGET,
-                    format!("tool `{name}` targets `{}`, which is not an operation of the spec", tool.operation),
+                    format!("tool `{name}` targets `{operation}`, which is not an operation of the spec"),
                 )
                 .at(file, join_pointer(&at, "operation"))
-                .with_help(suggestion(api, &tool.operation)),
+                .with_help(suggestion(api, operation)),
             ),
             [index] => {
                 if intents.excluded.contains(index) {
                     report.push(
                         Diagnostic::error(
                             codes::OVERLAY,
-                            format!("tool `{name}` targets `{}`, which the overlay also excludes", tool.operation),
+                            format!("tool `{name}` targets `{operation}`, which the overlay also excludes"),
                         )
                         .at(file, join_pointer(&at, "operation"))
                         .with_help("remove the exclude entry or the tool entry"),
@@ -606,9 +707,8 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
                         Diagnostic::error(
                             codes::OVERLAY,
                             format!(
-                                "tools `{}` and `{name}` both target `{}` without fixing different values",
+                                "tools `{}` and `{name}` both target `{operation}` without fixing different values",
                                 other.name.as_deref().unwrap_or_default(),
-                                tool.operation
                             ),
                         )
                         .at(file, join_pointer(&at, "operation"))
@@ -629,7 +729,7 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
             many => report.push(
                 Diagnostic::error(
                     codes::OVERLAY,
-                    format!("tool `{name}` target `{}` matches {} operations", tool.operation, many.len()),
+                    format!("tool `{name}` target `{operation}` matches {} operations", many.len()),
                 )
                 .at(file, join_pointer(&at, "operation"))
                 .with_help("target the operation as `METHOD /path` instead"),
@@ -781,6 +881,14 @@ fn from_spec(api: &Api, intents: &mut Intents, report: &mut Report) {
         }
         let mut value = serde_json::Map::new();
         value.insert("operation".to_owned(), Value::String(op.label()));
+        if ["input", "output"].iter().any(|k| value.contains_key(*k)) {
+            report.push(
+                Diagnostic::error(codes::OVERLAY, "`x-mcp-input` and `x-mcp-output` belong in the overlay")
+                    .at(&api.file, &op.pointer)
+                    .with_help("declare a JSON Schema tool under `tools:` in the overlay, without `operation`"),
+            );
+            continue;
+        }
         for (key, field) in SPEC_KEYS {
             if let Some(v) = ext.get(*key) {
                 value.insert((*field).to_owned(), v.clone());

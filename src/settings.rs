@@ -23,6 +23,12 @@ pub struct Settings {
     pub runtime: RuntimeDep,
     /// Produce the catalog only (no crate files): what `mcp-gen catalog` needs.
     pub catalog_only: bool,
+    /// A native build: typed argument and result types, a handler trait the crate implements,
+    /// and the server declarations, as one module a crate includes (build.rs) — instead of a
+    /// proxy server crate. Tools the overlay declares `run: proxy` still call the upstream.
+    pub native: bool,
+    /// A native build's module and catalogs only, no crate around them (what build.rs includes).
+    pub module_only: bool,
 }
 
 impl Settings {
@@ -33,6 +39,11 @@ impl Settings {
 
     pub fn with_runtime(mut self, runtime: RuntimeDep) -> Self {
         self.runtime = runtime;
+        self
+    }
+
+    pub fn with_native(mut self, native: bool) -> Self {
+        self.native = native;
         self
     }
 

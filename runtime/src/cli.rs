@@ -12,6 +12,7 @@ use crate::auth::Credentials;
 use crate::decl::ServerDecl;
 use crate::handler::{Handler, Mode};
 use crate::idempotency::Guard;
+use crate::native::Dispatch;
 use crate::serve::{self, HttpOptions};
 use crate::store::{self, Store};
 use crate::upstream::Upstream;
@@ -126,14 +127,14 @@ fn command(server: &'static ServerDecl) -> Command {
         .subcommand(Command::new("tools").about("Print the catalog served on tools/list (tools.json)"))
 }
 
-pub fn main(server: &'static ServerDecl) -> ExitCode {
+pub fn main(server: &'static ServerDecl, native: Option<std::sync::Arc<dyn Dispatch>>) -> ExitCode {
     let matches = command(server).get_matches();
     match matches.subcommand() {
         Some(("tools", _)) => {
             print!("{}", server.catalog);
             ExitCode::SUCCESS
         }
-        Some(("serve", m)) => serve_command(server, m),
+        Some(("serve", m)) => serve_command(server, native, m),
         _ => ExitCode::from(2),
     }
 }
@@ -143,13 +144,20 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
+fn serve_command(
+    server: &'static ServerDecl,
+    native: Option<std::sync::Arc<dyn Dispatch>>,
+    m: &ArgMatches,
+) -> ExitCode {
     init_tracing(server);
     // One TLS provider for reqwest, chosen here rather than by feature unification.
     crate::init_tls();
     let timeout = Duration::from_millis(m.get_one::<u64>("timeout-ms").copied().unwrap_or(30_000));
+    let proxied = server.tools.iter().any(|t| !t.native);
     let mode = if m.get_flag("mock") {
-        Mode::Mock
+        Some(Mode::Mock)
+    } else if !proxied {
+        None
     } else {
         let Some(base) = m.get_one::<String>("upstream").map(String::as_str).or(server.default_upstream) else {
             return fail(&format!(
@@ -159,35 +167,40 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
         };
         let credentials = Credentials::load(server.schemes, |k| std::env::var(k).ok());
         match Upstream::new(base, timeout, credentials) {
-            Ok(u) => Mode::Upstream(u),
+            Ok(u) => Some(Mode::Upstream(u)),
             Err(e) => return fail(&e),
         }
     };
     let target = match &mode {
-        Mode::Mock => "mock answers".to_owned(),
-        Mode::Upstream(u) => {
+        Some(Mode::Mock) => "mock answers".to_owned(),
+        Some(Mode::Upstream(u)) => {
             format!("upstream {} ({} credential(s) configured)", u.base(), u.credentials().configured())
         }
+        None => "native handlers".to_owned(),
     };
-    let mut handler = match Handler::new(server, mode) {
-        Ok(h) => h,
-        Err(e) => return fail(&e.to_string()),
-    };
+    let mut handler = Handler::builder(server);
+    if let Some(mode) = mode {
+        handler = handler.mode(mode);
+    }
+    if let Some(native) = native {
+        handler = handler.native_shared(native);
+    }
+    let has_handles = server.tools.iter().any(|t| t.handle.is_some());
     // Next-page handles (H1): signed with a key replicas share, from the environment only (S2).
     let key_var = format!("{}_HANDLE_KEY", server.env_prefix);
     match std::env::var(&key_var) {
         Ok(secret) => match crate::handle::HandleKey::from_secret(&secret) {
-            Ok(key) => handler = handler.with_handle_key(key),
+            Ok(key) => handler = handler.handle_key(key),
             Err(e) => return fail(&format!("{key_var}: {e}")),
         },
-        Err(_) if handler.has_handles() => eprintln!(
+        Err(_) if has_handles => eprintln!(
             "{}: next-page handles are signed with a key of this process only: set {key_var} (32+ characters, the same on every replica) so they outlive a restart",
             server.crate_name
         ),
         Err(_) => {}
     }
     if m.get_flag("no-answer-check") {
-        handler = handler.without_answer_check();
+        handler = handler.answer_check(false);
     }
     if let Some(max) = m.get_one::<String>("max-protocol") {
         let Some(version) = Handler::known_protocol(max) else {
@@ -197,7 +210,7 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
                 known.join(", ")
             ));
         };
-        handler = handler.with_max_protocol(&version);
+        handler = handler.max_protocol(&version);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
@@ -219,7 +232,10 @@ fn serve_command(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
     let wait = Duration::from_millis(m.get_one::<u64>("wait-ms").copied().unwrap_or(10_000));
     let target = format!("{target}; store {}", store.describe());
     runtime.spawn(sweep(store.clone()));
-    let handler = handler.with_guard(Guard::new(store, lease, wait));
+    let handler = match handler.guard(Guard::new(store, lease, wait)).build() {
+        Ok(h) => h,
+        Err(e) => return fail(&e.to_string()),
+    };
     let tools = handler.tools().len();
     let result = if m.get_flag("stdio") {
         eprintln!("{}: serving {tools} tool(s) on stdio → {target}", server.crate_name);

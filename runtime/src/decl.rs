@@ -75,6 +75,9 @@ pub struct ToolDecl {
     /// A paginated tool's next-page handles (CONTRACT H1–H5): where the upstream's cursor is in
     /// the result and which argument takes it back.
     pub handle: Option<HandleDecl>,
+    /// The crate's own handler runs the tool (native mode) instead of the upstream operation;
+    /// `method` and `path` then only name the operation the tool was made from.
+    pub native: bool,
 }
 
 impl ToolDecl {

@@ -1,7 +1,7 @@
 //! The MCP server handler on rmcp: serves the catalog exactly as `tools.json` holds it, validates
 //! every call against the tool's full inputSchema, then forwards it upstream (or answers from
-//! the schema in mock mode). Protocol errors stay JSON-RPC errors; tool failures are `isError`
-//! results the model can act on (E1).
+//! the schema in mock mode), or runs the crate's own native handler. Protocol errors stay
+//! JSON-RPC errors; tool failures are `isError` results the model can act on (E1).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -21,15 +21,16 @@ use crate::decl::{ServerDecl, ToolDecl};
 use crate::error::{ToolError, codes};
 use crate::handle::{self, HandleKey};
 use crate::idempotency::{self, Begin, Guard, Keyed};
+use crate::native::{Context, Dispatch};
 use crate::route;
-use crate::store::{AuditRow, now_ms};
+use crate::store::{AuditRow, Store, now_ms};
 use crate::upstream::Upstream;
 use crate::{mock, validate};
 
 /// How long clients may cache the tool list and discovery: the catalog is fixed per binary.
 const CATALOG_TTL_MS: u64 = 300_000;
 
-/// Where calls go after validation.
+/// Where proxied tools' calls go after validation.
 #[derive(Debug, Clone)]
 pub enum Mode {
     Upstream(Upstream),
@@ -62,7 +63,10 @@ pub struct State {
     entries: Vec<Entry>,
     index: BTreeMap<&'static str, usize>,
     tools: Vec<Tool>,
-    mode: Mode,
+    /// Where proxied tools go; `None` when every tool is native.
+    mode: Option<Mode>,
+    /// The crate's own handlers, for the tools declared native.
+    native: Option<Arc<dyn Dispatch>>,
     /// The idempotency store and audit log; without it keys are only forwarded upstream.
     guard: Option<Guard>,
     /// This process, in audit rows.
@@ -113,8 +117,75 @@ fn parse_catalog(text: &str, file: &str) -> Result<CatalogFile, CatalogError> {
         .map_err(|e| CatalogError(format!("{file} does not parse: {e}")))
 }
 
-impl Handler {
-    pub fn new(server: &'static ServerDecl, mode: Mode) -> Result<Self, CatalogError> {
+/// How a [`Handler`] is put together: the server's declarations, then where its tools run and
+/// what guards them. Everything is set before the handler is shared (toolset and variant
+/// handlers share its state).
+pub struct Builder {
+    server: &'static ServerDecl,
+    mode: Option<Mode>,
+    native: Option<Arc<dyn Dispatch>>,
+    guard: Option<Guard>,
+    handle_key: Option<HandleKey>,
+    versions: &'static [ProtocolVersion],
+    check_answers: bool,
+}
+
+impl Builder {
+    /// Where proxied tools' calls go: an upstream API, or mock answers.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+
+    /// The crate's own handlers for the tools it declares native (generated code wraps the
+    /// crate's typed handler trait in a [`Dispatch`]).
+    pub fn native(self, handlers: impl Dispatch) -> Self {
+        self.native_shared(Arc::new(handlers))
+    }
+
+    /// [`Builder::native`] with handlers already shared.
+    pub fn native_shared(mut self, handlers: Arc<dyn Dispatch>) -> Self {
+        self.native = Some(handlers);
+        self
+    }
+
+    /// Keys side-effecting calls in `guard`'s store, audits them (R1–R5, O3), and gives native
+    /// handlers their transactions on it (R6).
+    pub fn guard(mut self, guard: Guard) -> Self {
+        self.guard = Some(guard);
+        self
+    }
+
+    /// [`Builder::guard`] with the usual lease (35 s) and wait (10 s).
+    pub fn store(self, store: Arc<dyn Store>) -> Self {
+        self.guard(Guard::new(store, std::time::Duration::from_secs(35), std::time::Duration::from_secs(10)))
+    }
+
+    /// Signs next-page handles with `key`, which replicas share (H1, M2); without it each
+    /// process has a key of its own and its handles die with it.
+    pub fn handle_key(mut self, key: HandleKey) -> Self {
+        self.handle_key = Some(key);
+        self
+    }
+
+    /// Negotiates no protocol version newer than `max` (CONTRACT V5): a platform that supports
+    /// only 2025-11-25 never sees 2026-07-28.
+    pub fn max_protocol(mut self, max: &ProtocolVersion) -> Self {
+        self.versions = ProtocolVersion::known_up_to(max);
+        self
+    }
+
+    /// Whether answers are checked against the tool's outputSchema before they are sent (the
+    /// default). Off sends upstream answers as they come, for clients that do not validate
+    /// structured results and an upstream known to stray from its spec.
+    pub fn answer_check(mut self, check: bool) -> Self {
+        self.check_answers = check;
+        self
+    }
+
+    /// Checks the declarations against the catalog and that every tool has somewhere to run.
+    pub fn build(self) -> Result<Handler, CatalogError> {
+        let server = self.server;
         let catalog = parse_catalog(server.catalog, "tools.json")?;
         if catalog.tools.len() != server.tools.len() {
             return Err(CatalogError(format!(
@@ -142,6 +213,18 @@ impl Handler {
                 answer_validator: OnceLock::new(),
             });
         }
+        let native: Vec<&str> = server.tools.iter().filter(|t| t.native).map(|t| t.name).collect();
+        if !native.is_empty() && self.native.is_none() {
+            return Err(CatalogError(format!(
+                "the crate declares native tools ({}) but no handlers were given to the server builder",
+                native.join(", ")
+            )));
+        }
+        if native.len() < server.tools.len() && self.mode.is_none() {
+            return Err(CatalogError(
+                "the crate has proxied tools but no upstream was given to the server builder".to_owned(),
+            ));
+        }
         let implementation = Implementation::new(server.crate_name, server.version).with_title(server.title);
         let mut meta = MetaObject::default();
         if let Ok(info) = serde_json::to_value(&implementation) {
@@ -153,7 +236,8 @@ impl Handler {
             }
         }
         let instance = uuid::Uuid::new_v4().simple().to_string();
-        let check_answers = matches!(mode, Mode::Upstream(_));
+        // Mock answers are samples of the schema: nothing to check.
+        let check_answers = self.check_answers && !matches!(self.mode, Some(Mode::Mock));
         Ok(Handler(
             Arc::new(State {
                 server,
@@ -162,61 +246,36 @@ impl Handler {
                 tools: catalog.tools,
                 entries,
                 index,
-                mode,
-                guard: None,
+                mode: self.mode,
+                native: self.native,
+                guard: self.guard,
                 instance,
-                versions: ProtocolVersion::KNOWN_VERSIONS,
-                handle_key: HandleKey::random(),
+                versions: self.versions,
+                handle_key: self.handle_key.unwrap_or_else(HandleKey::random),
                 check_answers,
             }),
             None,
         ))
     }
+}
 
-    /// Keys side-effecting calls in `guard`'s store and audits them (R1–R5, O3). Call before
-    /// taking toolset handlers: they share this state.
-    pub fn with_guard(self, guard: Guard) -> Self {
-        let mut handler = self;
-        if let Some(state) = Arc::get_mut(&mut handler.0) {
-            state.guard = Some(guard);
+impl Handler {
+    /// Starts putting together the handler of `server`.
+    pub fn builder(server: &'static ServerDecl) -> Builder {
+        Builder {
+            server,
+            mode: None,
+            native: None,
+            guard: None,
+            handle_key: None,
+            versions: ProtocolVersion::KNOWN_VERSIONS,
+            check_answers: true,
         }
-        handler
-    }
-
-    /// Signs next-page handles with `key`, which replicas share (H1, M2); without it each
-    /// process has a key of its own and its handles die with it. Call before sharing the handler.
-    pub fn with_handle_key(self, key: HandleKey) -> Self {
-        let mut handler = self;
-        if let Some(state) = Arc::get_mut(&mut handler.0) {
-            state.handle_key = key;
-        }
-        handler
-    }
-
-    /// Sends upstream answers as they come, unchecked against the outputSchema (for clients that
-    /// do not validate structured results and an upstream known to stray from its spec). Call
-    /// before sharing the handler.
-    pub fn without_answer_check(self) -> Self {
-        let mut handler = self;
-        if let Some(state) = Arc::get_mut(&mut handler.0) {
-            state.check_answers = false;
-        }
-        handler
     }
 
     /// Whether any tool hands out next-page handles.
     pub fn has_handles(&self) -> bool {
         self.0.entries.iter().any(|e| e.decl.handle.is_some())
-    }
-
-    /// Negotiates no protocol version newer than `max` (CONTRACT V5): a platform that supports
-    /// only 2025-11-25 never sees 2026-07-28. Call before sharing the handler, like `with_guard`.
-    pub fn with_max_protocol(self, max: &ProtocolVersion) -> Self {
-        let mut handler = self;
-        if let Some(state) = Arc::get_mut(&mut handler.0) {
-            state.versions = ProtocolVersion::known_up_to(max);
-        }
-        handler
     }
 
     /// The protocol version named `name`, if this runtime knows it.
@@ -311,6 +370,16 @@ impl Handler {
                 (Value::String(text.join("\n")), "the answer is not JSON".to_owned())
             }
         };
+        if entry.decl.native {
+            // The crate's own handler wrote a result its own contract does not admit: a bug to
+            // fix, never an effect to keep (the caller rolls the transaction back).
+            tracing::error!(tool = entry.decl.name, problem = %problem,
+                "a native handler's result does not match the tool's outputSchema: sent as an internal error");
+            return Err(ToolError::internal(format!(
+                "the server's handler for {} answered outside the tool's outputSchema: {problem}",
+                entry.decl.name
+            )));
+        }
         let label = route.operation();
         tracing::warn!(tool = entry.decl.name, operation = %label, problem = %problem,
             "the upstream's answer does not match the tool's outputSchema: sent as an unexpected_answer error (correct the spec's response schema, or serve with --no-answer-check)");
@@ -338,6 +407,17 @@ impl Handler {
         caller: &str,
     ) -> Result<CallToolResult, ToolError> {
         let result = self.send(entry, route, args, keyed).await?;
+        self.shape(entry, route, caller, result)
+    }
+
+    /// A result as sent: next-page handles minted, then checked against the outputSchema.
+    fn shape(
+        &self,
+        entry: &Entry,
+        route: &ToolDecl,
+        caller: &str,
+        result: CallToolResult,
+    ) -> Result<CallToolResult, ToolError> {
         let result = self.hand_out(entry, caller, result)?;
         self.conform(entry, route, result)
     }
@@ -363,16 +443,135 @@ impl Handler {
         keyed: Option<&Keyed>,
     ) -> Result<CallToolResult, ToolError> {
         match &self.0.mode {
-            Mode::Mock => {
+            Some(Mode::Mock) => {
                 let value = entry.output.as_ref().map_or_else(
                     || serde_json::json!({"ok": true, "mock": true, "message": format!("{} (mock)", route.operation())}),
                     mock::sample,
                 );
                 Ok(CallToolResult::structured(value))
             }
-            Mode::Upstream(upstream) => {
+            Some(Mode::Upstream(upstream)) => {
                 let extra: Vec<(&str, String)> = keyed.and_then(|k| k.forward.clone()).into_iter().collect();
                 upstream.call(route, args, &extra).await
+            }
+            // `Builder::build` refuses a crate with proxied tools and no mode.
+            None => Err(ToolError::internal(format!("{} has no upstream configured", entry.decl.name))),
+        }
+    }
+
+    /// Runs one call that this call owns the key record of (or that has none), and records its
+    /// outcome: the result sent, and its error code.
+    async fn perform(
+        &self,
+        entry: &Entry,
+        route: &'static ToolDecl,
+        args: Map<String, Value>,
+        call: &CallInfo,
+        owned: Option<(&Guard, &Keyed, &str)>,
+    ) -> (CallToolResult, Option<&'static str>) {
+        if entry.decl.native {
+            return self.perform_native(entry, route, args, call, owned).await;
+        }
+        let (result, code, retryable) =
+            settle(self.run(entry, route, &args, owned.map(|(_, k, _)| k), &call.caller).await);
+        if let Some((guard, keyed, owner)) = owned {
+            guard.finish(keyed, owner, &result, retryable).await;
+        }
+        (result, code)
+    }
+
+    /// A native tool's call (R6). When the handler wrote in its transaction, the runtime
+    /// completes the idempotency record in the same transaction and commits both: a crash
+    /// before the commit leaves neither, and the retry runs the call again once; after it, the
+    /// retry is answered from the record. A handler that did not write there (its effect lives
+    /// elsewhere) gets the record written after it returns: at-least-once with a key.
+    async fn perform_native(
+        &self,
+        entry: &Entry,
+        route: &'static ToolDecl,
+        mut args: Map<String, Value>,
+        call: &CallInfo,
+        owned: Option<(&Guard, &Keyed, &str)>,
+    ) -> (CallToolResult, Option<&'static str>) {
+        let Some(native) = self.0.native.as_ref() else {
+            return settle_code(Err(ToolError::internal(format!("{} has no native handler", entry.decl.name))));
+        };
+        // The key is the runtime's business, not an argument of the handler's.
+        if let Some(crate::decl::KeyDecl { source: crate::decl::KeySource::Caller { arg }, .. }) =
+            &entry.decl.idempotency
+        {
+            args.remove(*arg);
+        }
+        let store = self.0.guard.as_ref().map(|g| g.store().clone());
+        let key = owned.map(|(_, k, _)| k.scope.key.clone());
+        let mut cx = Context::new(entry.decl.name, call.caller.clone(), call.request_id.clone(), key, store);
+        let outcome = native.call(entry.decl.name, &mut cx, args).await;
+        let outcome =
+            outcome.and_then(|value| self.shape(entry, route, &call.caller, CallToolResult::structured(value)));
+        let tx = cx.take_transaction();
+        match (outcome, tx) {
+            (Ok(result), Some(mut tx)) => {
+                if let Some((_, keyed, owner)) = owned {
+                    let text = match serde_json::to_string(&result) {
+                        Ok(t) => t,
+                        Err(e) => {
+                            tx.rollback().await;
+                            return settle_code(Err(ToolError::internal(format!("cannot keep the result: {e}"))));
+                        }
+                    };
+                    let expires = now_ms().saturating_add(keyed.ttl_ms);
+                    match tx.complete_record(&keyed.scope, owner, &text, expires).await {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            // The lease lapsed and a retry took the call over: that one runs it.
+                            tx.rollback().await;
+                            tracing::warn!(
+                                tool = entry.decl.name,
+                                "idempotency record taken over; this run rolled back"
+                            );
+                            return settle_code(Err(idempotency::in_progress(1000)));
+                        }
+                        Err(e) => {
+                            tx.rollback().await;
+                            let (result, code, retryable) = settle(Err(ToolError::from(e)));
+                            if let Some((guard, keyed, owner)) = owned {
+                                guard.finish(keyed, owner, &result, retryable).await;
+                            }
+                            return (result, code);
+                        }
+                    }
+                }
+                match tx.commit().await {
+                    Ok(()) => (result, None),
+                    // Whether the commit landed is unknown. The record is in the same state as
+                    // the effect (completed with it, or still reserved), so a retry with the
+                    // same key either replays or runs it once: say to retry.
+                    Err(e) => {
+                        tracing::error!(error = %e, tool = entry.decl.name, "cannot commit a native call");
+                        settle_code(Err(ToolError::new(
+                            codes::UNAVAILABLE,
+                            "the server lost its database while finishing the call; whether it took effect is not known",
+                            "Retry the same call with the same idempotency_key: it runs at most once.",
+                        )
+                        .retryable(Some(1000))))
+                    }
+                }
+            }
+            (Ok(result), None) => {
+                if let Some((guard, keyed, owner)) = owned {
+                    guard.finish(keyed, owner, &result, false).await;
+                }
+                (result, None)
+            }
+            (Err(e), tx) => {
+                if let Some(tx) = tx {
+                    tx.rollback().await;
+                }
+                let (result, code, retryable) = settle(Err(e));
+                if let Some((guard, keyed, owner)) = owned {
+                    guard.finish(keyed, owner, &result, retryable).await;
+                }
+                (result, code)
             }
         }
     }
@@ -401,7 +600,7 @@ impl Handler {
         };
         let guard = self.0.guard.as_ref().filter(|_| !entry.read_only());
         let Some(guard) = guard else {
-            return self.run(entry, route, &args, None, &call.caller).await.unwrap_or_else(ToolError::into_result);
+            return self.perform(entry, route, args, call, None).await.0;
         };
         let started = Instant::now();
         let keyed = entry
@@ -409,21 +608,20 @@ impl Handler {
             .idempotency
             .as_ref()
             .and_then(|d| idempotency::resolve(entry.decl.name, d, &args, &call.caller, now_ms()));
+        let audited = idempotency::redact(&Value::Object(args.clone())).to_string();
         let (result, outcome, replayed) = match &keyed {
             None => {
-                let (result, code, _) = settle(self.run(entry, route, &args, None, &call.caller).await);
+                let (result, code) = self.perform(entry, route, args, call, None).await;
                 (result, code, false)
             }
             Some(keyed) => match guard.begin(keyed).await {
                 Begin::Replay(result) => (result, None, true),
                 Begin::Refuse(e) => {
-                    let (result, code, _) = settle(Err(e));
+                    let (result, code) = settle_code(Err(e));
                     (result, code, false)
                 }
                 Begin::Run { owner } => {
-                    let (result, code, retryable) =
-                        settle(self.run(entry, route, &args, Some(keyed), &call.caller).await);
-                    guard.finish(keyed, &owner, &result, retryable).await;
+                    let (result, code) = self.perform(entry, route, args, call, Some((guard, keyed, &owner))).await;
                     (result, code, false)
                 }
             },
@@ -435,7 +633,7 @@ impl Handler {
             caller: call.caller.clone(),
             tool: entry.decl.name.to_owned(),
             key: keyed.as_ref().map(|k| k.scope.key.clone()),
-            arguments: idempotency::redact(&Value::Object(args)).to_string(),
+            arguments: audited,
             outcome: match (outcome, result.is_error) {
                 (Some(code), _) => code.to_owned(),
                 // A replayed error: its code, from the body stored with it.
@@ -466,6 +664,12 @@ fn settle(outcome: Result<CallToolResult, ToolError>) -> (CallToolResult, Option
             (e.into_result(), Some(code), retryable)
         }
     }
+}
+
+/// [`settle`] without the retry flag.
+fn settle_code(outcome: Result<CallToolResult, ToolError>) -> (CallToolResult, Option<&'static str>) {
+    let (result, code, _) = settle(outcome);
+    (result, code)
 }
 
 /// The `code` of an error result's body (E1).

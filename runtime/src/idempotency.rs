@@ -168,7 +168,7 @@ fn reused(key: &str) -> ToolError {
     .field("idempotency_key")
 }
 
-fn in_progress(after_ms: u64) -> ToolError {
+pub(crate) fn in_progress(after_ms: u64) -> ToolError {
     ToolError::new(
         codes::IN_PROGRESS,
         "the first call with this idempotency_key is still running",

@@ -12,19 +12,37 @@ pub mod idempotency;
 pub mod legacy;
 mod link;
 mod mock;
+pub mod native;
 mod params;
 pub mod route;
-mod serve;
+pub mod serve;
 pub mod store;
 mod upstream;
 mod util;
 pub mod validate;
 
+/// serde and serde_json at the versions the runtime links: native builds' generated types derive
+/// through these, so a crate needs no serde dependency of its own for them.
+pub use {serde, serde_json};
+
+/// Includes the native module a build script wrote with mcp-gen's `Builder::native()`: the tool
+/// types (`types`), the `Handlers` trait, `SERVER`, and `server(handlers)` / `main_with(handlers)`.
+/// With an argument, the directory under `OUT_DIR` given to `Builder::out_dir` (default `mcp-gen`).
+#[macro_export]
+macro_rules! include_native {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/mcp-gen/native.rs"));
+    };
+    ($dir:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $dir, "/native.rs"));
+    };
+}
+
 /// rmcp, for tests that drive generated servers with its client (feature `client`).
 #[cfg(feature = "client")]
 pub use rmcp;
 
-pub use handler::{Handler, Mode};
+pub use handler::{Builder, CatalogError, Handler, Mode};
 
 /// Installs the TLS crypto provider (ring) the runtime's HTTP clients use. Idempotent; call it
 /// before building a reqwest client in a process that links the runtime (generated servers do it
@@ -33,7 +51,25 @@ pub fn init_tls() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
+/// Logs to stderr (stdout may carry MCP messages) at `filter` (`info`, `my_crate=debug`, …), as
+/// generated servers do. Fails if a logger is already installed.
+pub fn init_logging(filter: &str) -> Result<(), String> {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter).map_err(|e| format!("log filter `{filter}`: {e}"))?;
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init()
+        .map_err(|e| e.to_string())
+}
+
 /// The generated binary's `main`: parses the command line and serves.
 pub fn main(server: &'static decl::ServerDecl) -> std::process::ExitCode {
-    cli::main(server)
+    cli::main(server, None)
+}
+
+/// `main` for a crate with native tools: the same command line (`serve`, `tools`), with the
+/// crate's own handlers behind its native tools.
+pub fn main_native(server: &'static decl::ServerDecl, handlers: impl native::Dispatch) -> std::process::ExitCode {
+    cli::main(server, Some(std::sync::Arc::new(handlers)))
 }

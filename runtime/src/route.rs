@@ -92,6 +92,7 @@ mod tests {
             idempotency: None,
             merged,
             handle: None,
+            native: false,
         }
     }
 

@@ -587,6 +587,7 @@ mod tests {
         idempotency: None,
         merged: &[],
         handle: None,
+        native: false,
     };
 
     static APPROVE: ToolDecl = ToolDecl {
@@ -609,6 +610,7 @@ mod tests {
         idempotency: None,
         merged: &[],
         handle: None,
+        native: false,
     };
 
     #[test]
@@ -661,6 +663,7 @@ mod tests {
             idempotency: None,
             merged: &[],
             handle: None,
+            native: false,
         };
         // "\x89PNG" base64-encoded.
         let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
@@ -691,6 +694,7 @@ mod tests {
             idempotency: None,
             merged: &[],
             handle: None,
+            native: false,
         };
         let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
         assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));

@@ -21,13 +21,13 @@ pub fn header(catalog: &Catalog) -> String {
     )
 }
 
-fn render(header: &str, tokens: TokenStream) -> Result<String, String> {
+pub(crate) fn render(header: &str, tokens: TokenStream) -> Result<String, String> {
     let file: syn::File =
         syn::parse2(tokens).map_err(|e| format!("internal error: emitted Rust does not parse: {e}"))?;
     Ok(format!("{header}{}", prettyplease::unparse(&file)))
 }
 
-fn lit(s: &str) -> Literal {
+pub(crate) fn lit(s: &str) -> Literal {
     Literal::string(s)
 }
 
@@ -42,11 +42,11 @@ fn opt(s: Option<&str>) -> TokenStream {
 }
 
 /// Doc attributes, one per line, each with the leading space rustdoc expects.
-fn docs(text: &str) -> Vec<String> {
+pub(crate) fn docs(text: &str) -> Vec<String> {
     text.lines().map(|l| if l.is_empty() { String::new() } else { format!(" {l}") }).collect()
 }
 
-const KEYWORDS: &[&str] = &[
+pub(crate) const KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
     "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
     "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become",
@@ -192,16 +192,10 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
     // that order).
     let (first, others) = tool.calls().split_first().unwrap_or((tool, &[]));
     let route_idents: Vec<_> = (2..=others.len() + 1).map(|k| format_ident!("ROUTE_{}", k)).collect();
-    let handle = match tool.pagination.as_ref().map(|p| (p.cursor.as_str(), p.handle(), p.link)) {
-        Some((cursor, Some((next, ttl)), link)) => {
-            let (cursor, next) = (lit(cursor), lit(next));
-            quote!(Some(HandleDecl { cursor: #cursor, next: #next, ttl_secs: #ttl, link: #link }))
-        }
-        _ => quote!(None),
-    };
-    let main = decl(&tool.name, first, first.list_tool.as_deref(), &route_idents, &handle);
+    let handle = handle_decl(tool);
+    let main = decl(&tool.name, first, first.list_tool.as_deref(), &route_idents, &handle, tool.native);
     let routes = others.iter().zip(&route_idents).enumerate().map(|(k, (route, ident))| {
-        let d = decl(&tool.name, route, route.list_tool.as_deref(), &[], &quote!(None));
+        let d = decl(&tool.name, route, route.list_tool.as_deref(), &[], &quote!(None), tool.native);
         let doc = format!(" `{}`, operation {}: {}.", tool.name, k + 2, upstream(route));
         quote! {
             #[doc = #doc]
@@ -220,14 +214,26 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
     render(&header(catalog), tokens)
 }
 
+/// A tool's next-page handles, as `HandleDecl` tokens (`None` when it hands out none).
+pub(crate) fn handle_decl(tool: &Tool) -> TokenStream {
+    match tool.pagination.as_ref().map(|p| (p.cursor.as_str(), p.handle(), p.link)) {
+        Some((cursor, Some((next, ttl)), link)) => {
+            let (cursor, next) = (lit(cursor), lit(next));
+            quote!(Some(HandleDecl { cursor: #cursor, next: #next, ttl_secs: #ttl, link: #link }))
+        }
+        _ => quote!(None),
+    }
+}
+
 /// One operation's `ToolDecl` (a tool's, or one route's of a merged tool: each route is keyed
 /// as the tool is).
-fn decl(
+pub(crate) fn decl(
     name: &str,
     route: &Tool,
     list_tool: Option<&str>,
     merged: &[proc_macro2::Ident],
     handle: &TokenStream,
+    native: bool,
 ) -> TokenStream {
     let op = &route.operation;
     let name = lit(name);
@@ -294,6 +300,7 @@ fn decl(
             idempotency: #idempotency,
             merged: &[#(&#merged),*],
             handle: #handle,
+            native: #native,
         }
     }
 }
@@ -330,14 +337,32 @@ fn scheme(s: &Scheme) -> TokenStream {
 }
 
 pub fn server_file(catalog: &Catalog, variants: &[VariantCatalog]) -> Result<String, String> {
+    let decl = server_decl(catalog, variants, "../", &quote!(crate::tools::ALL));
+    let tokens = quote! {
+        #![doc = " Server identity, upstream security schemes and the catalog this binary serves."]
+        use mcp_gen_runtime::decl::*;
+        #decl
+    };
+    render(&header(catalog), tokens)
+}
+
+/// `pub static SERVER: ServerDecl = …;`, its catalogs included from `dir` (relative to the file
+/// it is written in), its tools the slice `tools` names.
+pub(crate) fn server_decl(
+    catalog: &Catalog,
+    variants: &[VariantCatalog],
+    dir: &str,
+    tools: &TokenStream,
+) -> TokenStream {
     let variants: Vec<TokenStream> = variants
         .iter()
         .map(|v| {
             let name = lit(v.variant.name());
-            let file = lit(&format!("../{}", v.variant.file_name()));
+            let file = lit(&format!("{dir}{}", v.variant.file_name()));
             quote!(VariantDecl { name: #name, catalog: include_str!(#file) })
         })
         .collect();
+    let tools_json = lit(&format!("{dir}tools.json"));
     let s = &catalog.server;
     let (name, crate_name, title, prefix) = (lit(&s.name), lit(&s.crate_name), lit(&s.title), lit(&s.env_prefix));
     let api_version = lit(&catalog.source.api_version);
@@ -354,9 +379,7 @@ pub fn server_file(catalog: &Catalog, variants: &[VariantCatalog]) -> Result<Str
             quote!(ToolsetDecl { name: #name, description: #description, tools: &[#(#tools),*] })
         })
         .collect();
-    let tokens = quote! {
-        #![doc = " Server identity, upstream security schemes and the catalog this binary serves."]
-        use mcp_gen_runtime::decl::*;
+    quote! {
         /// Everything the runtime needs to serve this API.
         pub static SERVER: ServerDecl = ServerDecl {
             name: #name,
@@ -367,14 +390,13 @@ pub fn server_file(catalog: &Catalog, variants: &[VariantCatalog]) -> Result<Str
             instructions: #instructions,
             env_prefix: #prefix,
             default_upstream: #upstream,
-            catalog: include_str!("../tools.json"),
-            tools: crate::tools::ALL,
+            catalog: include_str!(#tools_json),
+            tools: #tools,
             schemes: &[#(#schemes),*],
             toolsets: &[#(#toolsets),*],
             variants: &[#(#variants),*],
         };
-    };
-    render(&header(catalog), tokens)
+    }
 }
 
 pub fn main_file(catalog: &Catalog) -> Result<String, String> {

@@ -78,9 +78,16 @@ pub struct Sources {
     maps: BTreeMap<String, swagger2::PointerMap>,
     /// Files embedded into a bundled document, by the document's name.
     embedded: BTreeMap<String, Vec<bundle::Embedded>>,
+    /// Every file read or tried, for build scripts' `rerun-if-changed`.
+    paths: BTreeSet<PathBuf>,
 }
 
 impl Sources {
+    /// Every file the compilation read or tried to read (a missing `$ref` target included).
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.paths.iter().map(PathBuf::as_path)
+    }
+
     pub fn add(&mut self, file: SourceFile) {
         self.files.insert(file.name.clone(), file);
     }
@@ -197,6 +204,9 @@ pub struct Document {
 /// Reads and parses one file. On failure, the report says where and why.
 pub fn read_value(input: &SourceInput, sources: &mut Sources, report: &mut Report) -> Option<(String, Value)> {
     let name = input.name();
+    if let SourceInput::Path(p) = input {
+        sources.paths.insert(p.clone());
+    }
     let text = match input {
         SourceInput::Path(p) => match std::fs::read(p) {
             Ok(bytes) => match String::from_utf8(bytes) {

@@ -136,6 +136,13 @@ pub struct Tool {
     /// A merged tool's operations, each planned as a tool of its own, in the order the server
     /// tries them (the first is this tool's `operation`); empty for every other tool.
     pub routes: Vec<Tool>,
+    /// Who runs the tool, as the overlay declares it (`run`, or `defaults.run`).
+    pub run: Option<crate::overlay::Run>,
+    /// The crate's own handler runs the tool (a native build), not the upstream operation.
+    pub native: bool,
+    /// A tool made from JSON Schema files: its input file, as the overlay names it. Its
+    /// `operation` is then a stand-in that nothing calls.
+    pub schema_file: Option<String>,
 }
 
 impl Tool {
@@ -338,6 +345,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
         }
     }
     tools.extend(merges.into_values().filter_map(|routes| merge::combine(routes, report)));
+    decide_native(&mut tools, settings, report);
     ids::link_ids(&mut tools, &api.defs);
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     if tools.is_empty() {
@@ -815,6 +823,9 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         input_schema: Value::Null,
         output_schema: None,
         routes: Vec::new(),
+        run: overlay.and_then(|o| o.run).or(intents.run),
+        native: false,
+        schema_file: intents.schema_files.get(&name).cloned(),
         name,
     };
     // An undeclared split fixes its selector; a declared one says so in `fixed`.
@@ -851,6 +862,36 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         }
     }
     tool
+}
+
+/// Which tools the crate's own handlers run: in a native build, every tool the overlay does not
+/// keep as a proxy; in a proxy build none, and a tool that can only run natively is an error.
+fn decide_native(tools: &mut [Tool], settings: &Settings, report: &mut Report) {
+    use crate::overlay::Run;
+    for tool in tools {
+        if settings.native {
+            tool.native = tool.run != Some(Run::Proxy);
+            continue;
+        }
+        let why = if tool.schema_file.is_some() {
+            "is made from JSON Schema files, so only a native handler can run it"
+        } else if tool.run == Some(Run::Native) {
+            "is declared `run: native`"
+        } else {
+            continue;
+        };
+        let help = if tool.schema_file.is_some() {
+            "generate a native crate (build.rs `Builder::native()`, or `mcp-gen build --native`)"
+        } else {
+            "generate a native crate (build.rs `Builder::native()`, or `mcp-gen build --native`), or declare the tool `run: proxy`"
+        };
+        let mut d = Diagnostic::error(codes::OVERLAY, format!("tool `{}` {why}, but this is a proxy build", tool.name))
+            .with_help(help);
+        if let Some((file, pointer)) = &tool.declared {
+            d = d.at(file, pointer);
+        }
+        report.push(d);
+    }
 }
 
 /// The success response's schema; for a write whose success has no body, the confirmation the

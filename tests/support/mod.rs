@@ -148,17 +148,21 @@ impl Drop for Server {
 
 /// Starts `serve --http 127.0.0.1:0 <extra>` and waits for the line announcing the endpoint.
 pub fn serve_http(binary: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let mut args = vec!["serve", "--http", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    spawn_server(binary, &args, env, "http://")
+}
+
+/// Starts `binary args…` in a fresh directory and waits for the stderr line announcing its MCP
+/// endpoint: the URL right after `marker` (which ends with `http://`).
+pub fn spawn_server(binary: &Path, args: &[&str], env: &[(&str, &str)], marker: &str) -> Server {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut cmd = Command::new(binary);
-    cmd.args(["serve", "--http", "127.0.0.1:0"])
-        .args(extra)
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    cmd.args(args).current_dir(dir.path()).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
     }
+    let marker = marker.to_owned();
     let mut child = cmd.spawn().expect("server starts");
     let stderr = child.stderr.take().expect("stderr is piped");
     let log = std::sync::Arc::new(Mutex::new(String::new()));
@@ -167,10 +171,11 @@ pub fn serve_http(binary: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server
     std::thread::spawn(move || {
         let mut tx = Some(tx);
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(start) = line.find("http://")
+            if let Some(start) = line.find(&marker)
                 && let Some(tx) = tx.take()
             {
-                let url = line[start..].split_whitespace().next().unwrap_or("").to_owned();
+                let start = start + marker.len() - "http://".len();
+                let url = line[start..].split(|c: char| c.is_whitespace() || c == ';').next().unwrap_or("").to_owned();
                 let _ = tx.send(url);
             }
             sink.lock().unwrap().push_str(&format!("{line}\n"));

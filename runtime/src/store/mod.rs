@@ -9,6 +9,12 @@
 
 mod postgres;
 mod sqlite;
+pub mod tx;
+
+pub use tx::{Backend, FromSqlValue, Row, SqlValue, Transaction};
+/// The database clients native handlers reach through [`Transaction::sqlite`] and
+/// [`Transaction::postgres`], at the versions the runtime links.
+pub use {rusqlite, tokio_postgres};
 
 use std::future::Future;
 use std::pin::Pin;
@@ -78,6 +84,9 @@ pub enum StoreError {
     Sqlite(String),
     #[error("PostgreSQL store: {0}")]
     Postgres(String),
+    /// A statement a native handler sent failed (a constraint, a syntax error, a wrong column).
+    #[error("query failed: {0}")]
+    Query(String),
 }
 
 /// The store's operations. Every method is one atomic statement on the backend.
@@ -99,15 +108,18 @@ pub trait Store: Send + Sync {
     /// Deletes records expired at `now_ms`; returns how many.
     fn sweep(&self, now_ms: i64) -> BoxFuture<'_, Result<u64, StoreError>>;
     fn audit<'a>(&'a self, row: &'a AuditRow) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Opens a transaction on the store's database for a native handler (CONTRACT R6).
+    fn begin(&self) -> BoxFuture<'_, Result<Transaction, StoreError>>;
     /// E.g. `sqlite:///var/lib/x.db`, without secrets.
     fn describe(&self) -> String;
 }
 
 /// Opens the store a `--store` URL names: `sqlite://PATH` (relative or absolute; `sqlite::memory:`
-/// for a private in-memory store) or `postgres://…` / `postgresql://…`. Creates the tables.
+/// for a private store that is gone when the process ends) or `postgres://…` / `postgresql://…`.
+/// Creates the tables.
 pub async fn open(url: &str) -> Result<Arc<dyn Store>, StoreError> {
     if url == "sqlite::memory:" {
-        return Ok(Arc::new(sqlite::SqliteStore::open(":memory:").await?));
+        return Ok(Arc::new(sqlite::SqliteStore::private().await?));
     }
     if let Some(path) = url.strip_prefix("sqlite://") {
         if path.is_empty() {

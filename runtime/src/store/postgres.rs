@@ -1,12 +1,20 @@
-//! The shared store for several replicas: PostgreSQL. One pipelined connection per process
-//! (every operation is a single statement, so no transaction holds it), re-opened when it drops.
+//! The shared store for several replicas: PostgreSQL. One pipelined connection per process for
+//! the store's own statements (each is a single statement, so no transaction holds it),
+//! re-opened when it drops; native handlers' transactions take pooled connections of their own.
 
 use std::sync::Arc;
 
+use bytes::BytesMut;
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
 use tokio::sync::RwLock;
+use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{Client, NoTls};
 
+use super::tx::{Inner, Row, SqlValue, Transaction};
 use super::{AuditRow, BoxFuture, Claim, Reservation, Scope, Store, StoreError};
+
+/// Connections native transactions may hold at once per process.
+const POOL: usize = 16;
 
 // The advisory lock keeps replicas that start together from racing on CREATE ... IF NOT EXISTS.
 const SCHEMA: &str = "
@@ -60,6 +68,7 @@ RETURNING owner";
 pub struct PgStore {
     url: String,
     client: RwLock<Arc<Client>>,
+    pool: Pool,
 }
 
 fn err(e: impl std::fmt::Display) -> StoreError {
@@ -82,7 +91,13 @@ impl PgStore {
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let client = connect(url).await?;
         client.batch_execute(SCHEMA).await.map_err(err)?;
-        Ok(PgStore { url: url.to_owned(), client: RwLock::new(Arc::new(client)) })
+        let config: tokio_postgres::Config = url.parse().map_err(err)?;
+        // `Verified` recycling checks a pooled connection before reuse: one killed under the
+        // pool (a restarted server, `pg_terminate_backend`) is replaced, not handed out.
+        let manager =
+            Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Verified });
+        let pool = Pool::builder(manager).max_size(POOL).build().map_err(err)?;
+        Ok(PgStore { url: url.to_owned(), client: RwLock::new(Arc::new(client)), pool })
     }
 
     /// The live connection, re-opened if the last one closed.
@@ -213,6 +228,16 @@ impl Store for PgStore {
         })
     }
 
+    fn begin(&self) -> BoxFuture<'_, Result<Transaction, StoreError>> {
+        Box::pin(async move {
+            let client = self.pool.get().await.map_err(|e| {
+                StoreError::Postgres(format!("cannot get a connection for a transaction ({e}); is the server up?"))
+            })?;
+            client.batch_execute("BEGIN").await.map_err(err)?;
+            Ok(Transaction(Inner::Postgres(Tx { client: Some(client) })))
+        })
+    }
+
     fn describe(&self) -> String {
         // Without credentials.
         match self.url.split_once('@') {
@@ -223,4 +248,151 @@ impl Store for PgStore {
             None => self.url.clone(),
         }
     }
+}
+
+/// A native handler's transaction on a pooled connection of its own.
+pub struct Tx {
+    client: Option<Object>,
+}
+
+fn query_error(e: &tokio_postgres::Error) -> StoreError {
+    // The server's own message (`duplicate key value violates …`) says more than the wrapper's.
+    match e.as_db_error() {
+        Some(db) => StoreError::Query(db.message().to_owned()),
+        None => StoreError::Query(e.to_string()),
+    }
+}
+
+impl Tx {
+    pub fn client(&self) -> Option<&Client> {
+        self.client.as_deref().map(|c| &**c)
+    }
+
+    fn live(&self) -> Result<&Object, StoreError> {
+        self.client.as_ref().ok_or_else(|| err("the transaction's connection was lost"))
+    }
+
+    pub async fn execute(&mut self, sql: &str, params: &[SqlValue]) -> Result<u64, StoreError> {
+        let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+        let c = self.live()?;
+        let st = c.prepare_cached(sql).await.map_err(|e| query_error(&e))?;
+        c.execute(&st, &refs).await.map_err(|e| query_error(&e))
+    }
+
+    pub async fn query(&mut self, sql: &str, params: &[SqlValue]) -> Result<Vec<Row>, StoreError> {
+        let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+        let c = self.live()?;
+        let st = c.prepare_cached(sql).await.map_err(|e| query_error(&e))?;
+        let rows = c.query(&st, &refs).await.map_err(|e| query_error(&e))?;
+        let columns: Arc<[String]> = st.columns().iter().map(|c| c.name().to_owned()).collect();
+        rows.iter()
+            .map(|row| {
+                let values = (0..columns.len()).map(|i| read(row, i)).collect::<Result<_, _>>()?;
+                Ok(Row { columns: columns.clone(), values })
+            })
+            .collect()
+    }
+
+    pub async fn commit(mut self) -> Result<(), StoreError> {
+        let c = self.live()?;
+        c.batch_execute("COMMIT").await.map_err(err)?;
+        self.client = None;
+        Ok(())
+    }
+
+    pub async fn rollback(mut self) {
+        if let Some(c) = self.client.take()
+            && c.batch_execute("ROLLBACK").await.is_err()
+        {
+            drop(Object::take(c));
+        }
+    }
+}
+
+impl Drop for Tx {
+    /// Unfinished: the connection leaves the pool and closes, and the server rolls back.
+    fn drop(&mut self) {
+        if let Some(c) = self.client.take() {
+            drop(Object::take(c));
+        }
+    }
+}
+
+/// One column as a [`SqlValue`]; a type with no plain equivalent is an error that says to cast.
+fn read(row: &tokio_postgres::Row, i: usize) -> Result<SqlValue, StoreError> {
+    let column = &row.columns()[i];
+    let ty = column.type_();
+    let get_err = |e: tokio_postgres::Error| StoreError::Query(format!("column `{}`: {e}", column.name()));
+    let value = match *ty {
+        Type::INT2 => row.try_get::<_, Option<i16>>(i).map_err(get_err)?.map(|v| SqlValue::Integer(v.into())),
+        Type::INT4 => row.try_get::<_, Option<i32>>(i).map_err(get_err)?.map(|v| SqlValue::Integer(v.into())),
+        Type::INT8 => row.try_get::<_, Option<i64>>(i).map_err(get_err)?.map(SqlValue::Integer),
+        Type::OID => row.try_get::<_, Option<u32>>(i).map_err(get_err)?.map(|v| SqlValue::Integer(v.into())),
+        Type::FLOAT4 => row.try_get::<_, Option<f32>>(i).map_err(get_err)?.map(|v| SqlValue::Real(v.into())),
+        Type::FLOAT8 => row.try_get::<_, Option<f64>>(i).map_err(get_err)?.map(SqlValue::Real),
+        Type::BOOL => row.try_get::<_, Option<bool>>(i).map_err(get_err)?.map(SqlValue::Bool),
+        Type::BYTEA => row.try_get::<_, Option<Vec<u8>>>(i).map_err(get_err)?.map(SqlValue::Blob),
+        Type::JSON | Type::JSONB => {
+            row.try_get::<_, Option<serde_json::Value>>(i).map_err(get_err)?.map(|v| SqlValue::Text(v.to_string()))
+        }
+        Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
+            row.try_get::<_, Option<String>>(i).map_err(get_err)?.map(SqlValue::Text)
+        }
+        _ => {
+            return Err(StoreError::Query(format!(
+                "column `{}` is of type {ty}, which transactions do not read: cast it in the query (`{}::text`, or `::bigint`)",
+                column.name(),
+                column.name()
+            )));
+        }
+    };
+    Ok(value.unwrap_or(SqlValue::Null))
+}
+
+type BoxError = Box<dyn std::error::Error + Sync + Send>;
+
+impl ToSql for SqlValue {
+    /// Binds to the column's type where the value converts to it without loss.
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
+        let mismatch = || -> BoxError { format!("cannot bind {self:?} to a {ty} parameter").into() };
+        match self {
+            SqlValue::Null => Ok(IsNull::Yes),
+            SqlValue::Integer(i) => match *ty {
+                Type::INT2 => i16::try_from(*i)?.to_sql(ty, out),
+                Type::INT4 => i32::try_from(*i)?.to_sql(ty, out),
+                Type::INT8 => i.to_sql(ty, out),
+                Type::OID => u32::try_from(*i)?.to_sql(ty, out),
+                #[allow(clippy::cast_precision_loss)]
+                Type::FLOAT8 => (*i as f64).to_sql(ty, out),
+                Type::TEXT | Type::VARCHAR => i.to_string().to_sql(ty, out),
+                _ => Err(mismatch()),
+            },
+            SqlValue::Real(f) => match *ty {
+                Type::FLOAT8 => f.to_sql(ty, out),
+                #[allow(clippy::cast_possible_truncation)]
+                Type::FLOAT4 => (*f as f32).to_sql(ty, out),
+                _ => Err(mismatch()),
+            },
+            SqlValue::Text(s) => match *ty {
+                Type::JSON | Type::JSONB => serde_json::from_str::<serde_json::Value>(s)?.to_sql(ty, out),
+                _ if <String as ToSql>::accepts(ty) => s.to_sql(ty, out),
+                _ => Err(mismatch()),
+            },
+            SqlValue::Blob(b) => match *ty {
+                Type::BYTEA => b.to_sql(ty, out),
+                _ => Err(mismatch()),
+            },
+            SqlValue::Bool(b) => match *ty {
+                Type::BOOL => b.to_sql(ty, out),
+                Type::INT2 | Type::INT4 | Type::INT8 => SqlValue::Integer(i64::from(*b)).to_sql(ty, out),
+                _ => Err(mismatch()),
+            },
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
 }

@@ -1,10 +1,16 @@
-//! The embedded store: one SQLite file in WAL mode. Calls run on the blocking pool behind one
-//! connection; several processes may share the file (SQLite serialises their writes).
+//! The embedded store: one SQLite file in WAL mode. The store's own statements run on the
+//! blocking pool behind one connection; native handlers' transactions each take a connection of
+//! their own from a small pool (`BEGIN IMMEDIATE`: SQLite has one writer at a time, and taking
+//! the write lock first means a transaction never fails half-way on a busy database). Several
+//! processes may share the file (SQLite serialises their writes).
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OptionalExtension, Statement, params};
 
+use super::tx::{Inner, Row, SqlValue, Transaction};
 use super::{AuditRow, BoxFuture, Claim, Reservation, Scope, Store, StoreError};
 
 const SCHEMA: &str = "
@@ -56,28 +62,55 @@ RETURNING owner";
 pub struct SqliteStore {
     conn: Arc<Mutex<Connection>>,
     path: String,
+    /// Idle connections for transactions, opened on demand.
+    idle: Pool,
+    /// A private store's file, removed with the store.
+    scratch: Option<PathBuf>,
 }
+
+type Pool = Arc<Mutex<Vec<Connection>>>;
+
+/// Transaction connections kept open between calls.
+const IDLE: usize = 8;
 
 fn err(e: impl std::fmt::Display) -> StoreError {
     StoreError::Sqlite(e.to_string())
+}
+
+/// A connection to the store's file, set up as every connection of the store is.
+fn connect(path: &str) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path).map_err(|e| StoreError::Sqlite(format!("cannot open `{path}`: {e}")))?;
+    conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(err)?;
+    // NORMAL sync in WAL mode is durable across process crashes (not power loss).
+    conn.pragma_update(None, "synchronous", "NORMAL").map_err(err)?;
+    Ok(conn)
 }
 
 impl SqliteStore {
     pub async fn open(path: &str) -> Result<Self, StoreError> {
         let owned = path.to_owned();
         let conn = tokio::task::spawn_blocking(move || -> Result<Connection, StoreError> {
-            let conn =
-                Connection::open(&owned).map_err(|e| StoreError::Sqlite(format!("cannot open `{owned}`: {e}")))?;
-            conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(err)?;
-            // WAL: readers never block the writer; NORMAL sync is durable across process crashes.
+            let conn = connect(&owned)?;
+            // WAL: readers never block the writer.
             conn.pragma_update(None, "journal_mode", "WAL").map_err(err)?;
-            conn.pragma_update(None, "synchronous", "NORMAL").map_err(err)?;
             conn.execute_batch(SCHEMA).map_err(err)?;
             Ok(conn)
         })
         .await
         .map_err(err)??;
-        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)), path: path.to_owned() })
+        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)), path: path.to_owned(), idle: Arc::default(), scratch: None })
+    }
+
+    /// A private store in a file of its own under the temporary directory, removed when the
+    /// store is dropped: transactions need connections that see the same database, which an
+    /// in-memory SQLite database cannot give.
+    pub async fn private() -> Result<Self, StoreError> {
+        let file = std::env::temp_dir().join(format!("mcp-gen-store-{}.db", uuid::Uuid::new_v4().simple()));
+        let path =
+            file.to_str().ok_or_else(|| StoreError::Sqlite("the temporary directory is not UTF-8".to_owned()))?;
+        let mut store = SqliteStore::open(path).await?;
+        store.scratch = Some(file);
+        Ok(store)
     }
 
     /// Runs `f` on the connection on the blocking pool.
@@ -205,7 +238,167 @@ impl Store for SqliteStore {
         }))
     }
 
+    fn begin(&self) -> BoxFuture<'_, Result<Transaction, StoreError>> {
+        let (idle, path) = (self.idle.clone(), self.path.clone());
+        Box::pin(async move {
+            let reused = idle.lock().map_err(|_| err("the connection pool lock is poisoned"))?.pop();
+            let conn = tokio::task::spawn_blocking(move || -> Result<Connection, StoreError> {
+                let conn = match reused {
+                    Some(c) => c,
+                    None => {
+                        let c = connect(&path)?;
+                        c.pragma_update(None, "foreign_keys", "ON").map_err(err)?;
+                        c
+                    }
+                };
+                conn.execute_batch("BEGIN IMMEDIATE").map_err(err)?;
+                Ok(conn)
+            })
+            .await
+            .map_err(err)??;
+            Ok(Transaction(Inner::Sqlite(Tx { conn: Some(conn), idle })))
+        })
+    }
+
     fn describe(&self) -> String {
-        format!("sqlite://{}", self.path)
+        if self.scratch.is_some() { "sqlite::memory:".to_owned() } else { format!("sqlite://{}", self.path) }
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        if let Some(file) = &self.scratch {
+            if let Ok(mut idle) = self.idle.lock() {
+                idle.clear();
+            }
+            for suffix in ["", "-wal", "-shm"] {
+                let mut name = file.clone().into_os_string();
+                name.push(suffix);
+                let _ = std::fs::remove_file(name);
+            }
+        }
+    }
+}
+
+/// A native handler's transaction on a connection of its own. Statements run on the blocking
+/// pool, the connection moved there and back, so the handler's future stays `Send`.
+pub struct Tx {
+    conn: Option<Connection>,
+    idle: Pool,
+}
+
+impl Tx {
+    pub async fn run<T: Send + 'static>(
+        &mut self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let conn = self.conn.take().ok_or_else(|| err("the transaction's connection was lost"))?;
+        let (conn, out) = tokio::task::spawn_blocking(move || {
+            let out = f(&conn);
+            (conn, out)
+        })
+        .await
+        .map_err(err)?;
+        self.conn = Some(conn);
+        out.map_err(|e| StoreError::Query(e.to_string()))
+    }
+
+    pub async fn execute(&mut self, sql: &str, params: &[SqlValue]) -> Result<u64, StoreError> {
+        let (sql, params) = (sql.to_owned(), params.to_vec());
+        self.run(move |c| {
+            let mut st = c.prepare_cached(&sql)?;
+            bind(&mut st, &params)?;
+            st.raw_execute().map(|n| n as u64)
+        })
+        .await
+    }
+
+    pub async fn query(&mut self, sql: &str, params: &[SqlValue]) -> Result<Vec<Row>, StoreError> {
+        let (sql, params) = (sql.to_owned(), params.to_vec());
+        self.run(move |c| {
+            let mut st = c.prepare_cached(&sql)?;
+            bind(&mut st, &params)?;
+            let columns: Arc<[String]> = st.column_names().map(str::to_owned).collect();
+            let mut rows = st.raw_query();
+            let mut out = Vec::new();
+            while let Some(row) = rows.next()? {
+                let values = (0..columns.len()).map(|i| row.get_ref(i).map(value)).collect::<Result<_, _>>()?;
+                out.push(Row { columns: columns.clone(), values });
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    pub async fn commit(mut self) -> Result<(), StoreError> {
+        self.finish("COMMIT").await
+    }
+
+    pub async fn rollback(mut self) {
+        if let Err(e) = self.finish("ROLLBACK").await {
+            tracing::warn!(error = %e, "cannot roll back a native transaction");
+        }
+    }
+
+    /// Ends the transaction and puts the connection back for the next one.
+    async fn finish(&mut self, statement: &'static str) -> Result<(), StoreError> {
+        self.run(move |c| c.execute_batch(statement)).await?;
+        if let (Some(conn), Ok(mut idle)) = (self.conn.take(), self.idle.lock())
+            && idle.len() < IDLE
+        {
+            idle.push(conn);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Tx {
+    /// Unfinished (the handler's future was dropped, or the runtime chose not to commit): roll
+    /// back here; the connection is closed rather than reused.
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+/// Binds `$1`, `$2`, … by name, so that one statement text serves SQLite and PostgreSQL.
+fn bind(st: &mut Statement<'_>, params: &[SqlValue]) -> rusqlite::Result<()> {
+    let expected = st.parameter_count();
+    if expected != params.len() {
+        return Err(rusqlite::Error::InvalidParameterCount(params.len(), expected));
+    }
+    for (i, v) in params.iter().enumerate() {
+        let name = format!("${}", i + 1);
+        let Some(index) = st.parameter_index(&name)? else {
+            return Err(rusqlite::Error::InvalidParameterName(format!(
+                "{name} (write parameters as $1, $2, … in order)"
+            )));
+        };
+        st.raw_bind_parameter(index, v)?;
+    }
+    Ok(())
+}
+
+fn value(v: ValueRef<'_>) -> SqlValue {
+    match v {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Integer(i) => SqlValue::Integer(i),
+        ValueRef::Real(f) => SqlValue::Real(f),
+        ValueRef::Text(t) => SqlValue::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => SqlValue::Blob(b.to_vec()),
+    }
+}
+
+impl rusqlite::ToSql for SqlValue {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            SqlValue::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+            SqlValue::Integer(i) => ToSqlOutput::Borrowed(ValueRef::Integer(*i)),
+            SqlValue::Real(f) => ToSqlOutput::Borrowed(ValueRef::Real(*f)),
+            SqlValue::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            SqlValue::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
+            SqlValue::Bool(b) => ToSqlOutput::Borrowed(ValueRef::Integer(i64::from(*b))),
+        })
     }
 }

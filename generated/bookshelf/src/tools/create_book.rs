@@ -77,4 +77,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     merged: &[],
     handle: None,
+    native: false,
 };

@@ -29,4 +29,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     idempotency: None,
     merged: &[],
     handle: None,
+    native: false,
 };

@@ -56,4 +56,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 900u64,
         link: true,
     }),
+    native: false,
 };

@@ -62,4 +62,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     merged: &[],
     handle: None,
+    native: false,
 };

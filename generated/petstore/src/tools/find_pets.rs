@@ -31,6 +31,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     idempotency: None,
     merged: &[&ROUTE_2],
     handle: None,
+    native: false,
 };
 /// `find_pets`, operation 2: `GET /pet/findByTags` (operationId `findPetsByTags`).
 const ROUTE_2: ToolDecl = ToolDecl {
@@ -58,4 +59,5 @@ const ROUTE_2: ToolDecl = ToolDecl {
     idempotency: None,
     merged: &[],
     handle: None,
+    native: false,
 };

@@ -52,4 +52,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     merged: &[],
     handle: None,
+    native: false,
 };

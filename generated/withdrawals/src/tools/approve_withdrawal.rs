@@ -51,4 +51,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     merged: &[],
     handle: None,
+    native: false,
 };

@@ -58,4 +58,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 900u64,
         link: false,
     }),
+    native: false,
 };

@@ -56,4 +56,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     merged: &[],
     handle: None,
+    native: false,
 };
