@@ -226,15 +226,15 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontex
 request_ids = itertools.count(1)
 
 
-def tools_call(port, arguments, timeout=30):
+def tools_call(port, arguments, timeout=30, tool="create_invoice"):
     """One tools/call as a stateless 2026-07-28 client sends it. Raises on a broken stream."""
     body = json.dumps({"jsonrpc": "2.0", "id": next(request_ids), "method": "tools/call",
-                       "params": {"name": "create_invoice", "arguments": arguments, "_meta": META}})
+                       "params": {"name": tool, "arguments": arguments, "_meta": META}})
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         conn.request("POST", "/mcp/v1", body=body, headers={
             "content-type": "application/json", "accept": "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "create_invoice",
+            "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": tool,
             "connection": "close"})
         response = conn.getresponse()
         data = response.read()
@@ -263,12 +263,12 @@ class Stats:
             self.c[key] += n
 
 
-def run_intent(port, intent, keyed, stats):
-    args = arguments(intent, keyed)
+def run_intent(port, intent, keyed, stats, args=None, tool="create_invoice"):
+    args = args or arguments(intent, keyed)
     for attempt in range(1, 2001):
         stats.add("attempts")
         try:
-            msg = tools_call(port, args)
+            msg = tools_call(port, args, tool=tool)
         except (OSError, http.client.HTTPException, ValueError):
             # A broken stream: re-send the same call with a new request id.
             stats.add("broken")

@@ -128,6 +128,15 @@ impl Context {
         }
     }
 
+    /// Commits what a handler called directly (with [`Context::with_store`]) wrote; the server
+    /// commits its calls' transactions itself.
+    pub async fn commit(mut self) -> Result<(), StoreError> {
+        match self.tx.take() {
+            Some(tx) => tx.commit().await,
+            None => Ok(()),
+        }
+    }
+
     /// The transaction, if the handler began one; the runtime finishes it.
     pub(crate) fn take_transaction(&mut self) -> Option<Transaction> {
         self.tx.take()

@@ -46,6 +46,8 @@ struct Bundler<'a> {
     /// Canonical path → key.
     keys: BTreeMap<PathBuf, String>,
     embedded: Vec<(String, String, Value)>,
+    /// Files that could not be read: their own errors are reported once, at the first reference.
+    failed: std::collections::BTreeSet<PathBuf>,
 }
 
 /// Embeds the files `main` refers to. `path` is the main document's file (None for text input:
@@ -57,7 +59,7 @@ pub fn bundle(
     sources: &mut Sources,
     report: &mut Report,
 ) -> Vec<Embedded> {
-    let mut b = Bundler { sources, report, keys: BTreeMap::new(), embedded: Vec::new() };
+    let mut b = Bundler { sources, report, keys: BTreeMap::new(), embedded: Vec::new(), failed: Default::default() };
     let dir = path.and_then(Path::parent).map(Path::to_path_buf);
     b.rewrite(main, dir.as_deref(), file, "", "");
     // Embedded files may refer to further files; each file is read once.
@@ -136,21 +138,29 @@ impl Bundler<'_> {
             );
             return Some(crate::resolve::schema::UNRESOLVED.to_owned());
         };
-        let path = dir.join(&decoded);
+        let path = lexical(&dir.join(&decoded));
         let key = match self.keys.get(&canonical(&path)) {
             Some(k) => k.clone(),
             None => {
-                let input = SourceInput::Path(path.clone());
-                let mut own = Report::new();
-                let Some((name, value)) = read_value(&input, self.sources, &mut own) else {
-                    // Say where the reference is, then why the file could not be read.
-                    self.report.push(
+                let unread = |b: &mut Self| {
+                    // Say where the reference is (the file's own errors follow, once).
+                    b.report.push(
                         Diagnostic::error(codes::UNKNOWN_REF, format!("`$ref: {r}` names a file that cannot be read"))
                             .at(file, at)
                             .with_help(format!("check that {} exists and is YAML or JSON", path.display())),
                     );
+                    Some(crate::resolve::schema::UNRESOLVED.to_owned())
+                };
+                if self.failed.contains(&path) {
+                    return unread(self);
+                }
+                let input = SourceInput::Path(path.clone());
+                let mut own = Report::new();
+                let Some((name, value)) = read_value(&input, self.sources, &mut own) else {
+                    self.failed.insert(path.clone());
+                    let out = unread(self);
                     self.report.extend(own.diagnostics);
-                    return Some(crate::resolve::schema::UNRESOLVED.to_owned());
+                    return out;
                 };
                 self.report.extend(own.diagnostics);
                 let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -178,6 +188,23 @@ impl Bundler<'_> {
         }
         key
     }
+}
+
+/// `a/./b/../c` as `a/c`, without touching the filesystem, so a file is named in diagnostics
+/// as a person would write it.
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn canonical(path: &Path) -> PathBuf {

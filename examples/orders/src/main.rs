@@ -8,12 +8,6 @@
 //! orders-service --stdio --store sqlite://orders.db      # MCP on stdin/stdout only
 //! ```
 
-mod api;
-mod contract;
-mod crash;
-mod orders;
-mod tools;
-
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,6 +16,7 @@ use std::sync::Arc;
 use clap::Parser;
 use mcp_gen_runtime::serve::{self, HttpOptions};
 use mcp_gen_runtime::store::{self, Store};
+use orders_service::{api, contract, crash, orders, tools};
 
 #[derive(Debug, Parser)]
 #[command(version, about = "An order service with an HTTP API and MCP tools on one database")]
@@ -38,6 +33,13 @@ struct Args {
     /// Crash points for the crash experiment (bench/crash): a file naming the point to abort at.
     #[arg(long, env = "ORDERS_CRASH_FILE", hide = true)]
     crash_file: Option<PathBuf>,
+    /// The crash experiment's control: orders committed apart from the idempotency record.
+    #[arg(long, hide = true)]
+    write_outside_transaction: bool,
+    /// How long a call's idempotency record stays reserved for it: a retry of a call whose
+    /// server died takes the call over after this (keep it above the slowest handler).
+    #[arg(long, env = "ORDERS_LEASE_SECS", default_value_t = 35)]
+    lease_secs: u64,
     /// Secret (32+ characters, the same on every replica) signing next-page handles.
     #[arg(long = "handle-key", env = "ORDERS_HANDLE_KEY", hide_env_values = true)]
     handle_key: Option<String>,
@@ -66,7 +68,13 @@ async fn run(args: Args) -> Result<(), String> {
     let store: Arc<dyn Store> = store::open(&args.store).await.map_err(|e| format!("--store: {e}"))?;
     orders::migrate(store.as_ref()).await.map_err(|e| format!("cannot create the tables: {e}"))?;
     let crash = crash::Crash::armed_by(args.crash_file.clone());
-    let mut builder = contract::server(tools::Tools { crash: crash.clone() }).store(store.clone());
+    let guard = mcp_gen_runtime::idempotency::Guard::new(
+        store.clone(),
+        std::time::Duration::from_secs(args.lease_secs),
+        std::time::Duration::from_secs(10),
+    );
+    let outside = args.write_outside_transaction.then(|| store.clone());
+    let mut builder = contract::server(tools::Tools { crash: crash.clone(), outside }).guard(guard);
     if let Some(secret) = &args.handle_key {
         let key = mcp_gen_runtime::handle::HandleKey::from_secret(secret).map_err(|e| format!("--handle-key: {e}"))?;
         builder = builder.handle_key(key);

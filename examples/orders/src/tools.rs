@@ -3,8 +3,11 @@
 //! call's idempotency key: the order and the record commit together (CONTRACT R6), so a retried
 //! `create_order` never places a second order.
 
+use std::sync::Arc;
+
 use mcp_gen_runtime::error::{ToolError, codes};
 use mcp_gen_runtime::native::Context;
+use mcp_gen_runtime::store::Store;
 
 use crate::contract::Handlers;
 use crate::contract::types::{
@@ -18,6 +21,10 @@ use crate::orders::{self, Filter, Refused};
 #[derive(Clone, Default)]
 pub struct Tools {
     pub crash: Crash,
+    /// The crash experiment's control: place orders in a transaction of their own, committed
+    /// before the call's idempotency record is (what a handler whose effect lives elsewhere
+    /// gets: at-least-once with a key). Never in production.
+    pub outside: Option<Arc<dyn Store>>,
 }
 
 fn not_found(id: &str) -> ToolError {
@@ -40,6 +47,13 @@ fn refused(e: Refused) -> ToolError {
 
 impl Handlers for Tools {
     async fn create_order(&self, cx: &mut Context, args: CreateOrderArgs) -> Result<Order, ToolError> {
+        if let Some(store) = &self.outside {
+            let mut own = store.begin().await?;
+            let order = orders::create(&mut own, &args).await?;
+            own.commit().await?;
+            self.crash.point("after-write");
+            return Ok(order);
+        }
         let tx = cx.transaction().await?;
         let order = orders::create(tx, &args).await?;
         // The crash experiment's point: the order is written, nothing is committed yet.
