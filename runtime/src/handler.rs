@@ -38,6 +38,16 @@ pub enum Mode {
     Mock,
 }
 
+impl Mode {
+    /// The upstream at `base`, with the credentials the server's security schemes name read from
+    /// the environment (CONTRACT S2): what `serve --upstream` does, for a crate that builds its
+    /// server itself (a native crate whose overlay keeps some tools `run: proxy`).
+    pub fn upstream(server: &ServerDecl, base: &str, timeout: std::time::Duration) -> Result<Mode, String> {
+        let credentials = crate::auth::Credentials::load(server.schemes, |k| std::env::var(k).ok());
+        Upstream::new(base, timeout, credentials).map(Mode::Upstream)
+    }
+}
+
 struct Entry {
     decl: &'static ToolDecl,
     tool: Tool,
