@@ -99,26 +99,27 @@ struct Gen {
     def_schemas: BTreeMap<String, Value>,
     /// Types being written: a reference to one of them closes a cycle.
     writing: BTreeSet<String>,
+    /// The position being converted is already behind a pointer (a `Vec`'s item, a map's
+    /// value): a cycle through it needs no box.
+    indirect: bool,
     fallbacks: Vec<Fallback>,
     positions: usize,
 }
 
 /// Where a schema is being converted: for names, boxing and fallback reports.
 #[derive(Clone)]
-struct At<'a> {
+struct At {
     /// The name an inline type here would take (`Currency` for a property `currency`).
     hint: String,
     /// The enclosing type's name, to tell two `Status`es apart (`OrderStatus`).
     parent: String,
-    /// The def being converted, whose cycle partners must be boxed.
-    def: Option<&'a str>,
     /// `tool inputSchema /pointer`, for fallback reports.
     place: String,
 }
 
-impl At<'_> {
+impl At {
     fn child(&self, parent: &str, hint: String, pointer: &str) -> Self {
-        At { hint, parent: parent.to_owned(), def: self.def, place: format!("{}{pointer}", self.place) }
+        At { hint, parent: parent.to_owned(), place: format!("{}{pointer}", self.place) }
     }
 }
 
@@ -141,12 +142,7 @@ impl Gen {
             }
         }
         let type_name = format!("{name}Args");
-        let at = At {
-            hint: type_name.clone(),
-            parent: String::new(),
-            def: None,
-            place: format!("{} inputSchema ", tool.name),
-        };
+        let at = At { hint: type_name.clone(), parent: String::new(), place: format!("{} inputSchema ", tool.name) };
         let doc = format!("Arguments of `{}`: {}", tool.name, tool.title);
         self.positions += 1;
         // An argument type is a struct even when it has no properties.
@@ -169,7 +165,7 @@ impl Gen {
             .map(pascal)
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| format!("{name}Result"));
-        let at = At { hint, parent: name.to_owned(), def: None, place: format!("{} outputSchema ", tool.name) };
+        let at = At { hint, parent: name.to_owned(), place: format!("{} outputSchema ", tool.name) };
         let ty = self.ty(&schema, &at);
         let text = ty.to_string();
         if syn::parse_str::<Ident>(&text).is_ok() {
@@ -234,6 +230,9 @@ impl Gen {
             if !self.def_schemas.contains_key(global) {
                 let mut def = def.clone();
                 rewrite_refs(&mut def, &renamed);
+                // An inline copy of the def (the schema stage writes a shape used once in place)
+                // is the def's type, under the def's name.
+                self.shapes.entry(skeleton(&def).to_string()).or_insert_with(|| global.clone());
                 self.def_schemas.insert(global.clone(), def);
             }
         }
@@ -255,13 +254,14 @@ impl Gen {
     }
 
     /// The type of `schema` at `at`, as tokens (a path relative to the `types` module).
-    fn ty(&mut self, schema: &Value, at: &At<'_>) -> TokenStream {
+    fn ty(&mut self, schema: &Value, at: &At) -> TokenStream {
         self.positions += 1;
+        let indirect = std::mem::take(&mut self.indirect);
         let Some(obj) = schema.as_object() else { return json_value() };
         if let Some(target) = obj.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix(GLOBAL_PREFIX)) {
             let target = target.to_owned();
             self.def_type(&target);
-            return self.named(&target);
+            return self.named(&target, indirect);
         }
         if let Some(ty) = nullable(obj) {
             let inner = self.ty(&ty, at);
@@ -301,7 +301,7 @@ impl Gen {
         }
     }
 
-    fn fallback(&mut self, at: &At<'_>, why: &str) -> TokenStream {
+    fn fallback(&mut self, at: &At, why: &str) -> TokenStream {
         self.fallbacks.push(Fallback { place: at.place.trim_end().to_owned(), why: why.to_owned() });
         json_value()
     }
@@ -309,9 +309,9 @@ impl Gen {
     /// A reference to a named type. One still being written is what encloses this position: the
     /// reference closes a cycle, and is boxed so the type has a finite size. (Every cycle closes
     /// this way once, whichever of its types is written first.)
-    fn named(&self, name: &str) -> TokenStream {
+    fn named(&self, name: &str, indirect: bool) -> TokenStream {
         let id = ident(name);
-        if self.writing.contains(name) { quote!(::std::boxed::Box<#id>) } else { quote!(#id) }
+        if self.writing.contains(name) && !indirect { quote!(::std::boxed::Box<#id>) } else { quote!(#id) }
     }
 
     /// Converts a global def once.
@@ -324,7 +324,7 @@ impl Gen {
         self.items.insert(name.to_owned(), TokenStream::new());
         self.writing.insert(name.to_owned());
         let place = format!("$defs/{name} ");
-        let at = At { hint: name.to_owned(), parent: name.to_owned(), def: Some(name), place };
+        let at = At { hint: name.to_owned(), parent: name.to_owned(), place };
         let item = match self.item_for(&schema, name, &at) {
             Some(item) => item,
             None => {
@@ -340,7 +340,7 @@ impl Gen {
     }
 
     /// The struct or enum item for `schema` named `name`, when it is one.
-    fn item_for(&mut self, schema: &Value, name: &str, at: &At<'_>) -> Option<TokenStream> {
+    fn item_for(&mut self, schema: &Value, name: &str, at: &At) -> Option<TokenStream> {
         let obj = schema.as_object()?;
         if obj.contains_key("$ref") || nullable(obj).is_some() {
             return None;
@@ -368,7 +368,7 @@ impl Gen {
     }
 
     /// An object: a struct named for `at`, or a map when it only has additional properties.
-    fn named_object(&mut self, schema: &Value, at: &At<'_>) -> TokenStream {
+    fn named_object(&mut self, schema: &Value, at: &At) -> TokenStream {
         let obj = schema.as_object();
         let props = obj.and_then(|o| o.get("properties")).and_then(Value::as_object);
         let extra = obj.and_then(|o| o.get("additionalProperties"));
@@ -385,24 +385,17 @@ impl Gen {
     }
 
     /// The type of an inline shape: one per distinct JSON, named for where it was first seen.
-    fn shared(
-        &mut self,
-        schema: &Value,
-        at: &At<'_>,
-        make: impl FnOnce(&mut Self, &str) -> TokenStream,
-    ) -> TokenStream {
+    fn shared(&mut self, schema: &Value, at: &At, make: impl FnOnce(&mut Self, &str) -> TokenStream) -> TokenStream {
         self.shared_as(skeleton(schema).to_string(), at, make)
     }
 
     /// [`Gen::shared`] under a key of the caller's.
-    fn shared_as(
-        &mut self,
-        key: String,
-        at: &At<'_>,
-        make: impl FnOnce(&mut Self, &str) -> TokenStream,
-    ) -> TokenStream {
-        if let Some(name) = self.shapes.get(&key) {
-            return self.named(name);
+    fn shared_as(&mut self, key: String, at: &At, make: impl FnOnce(&mut Self, &str) -> TokenStream) -> TokenStream {
+        if let Some(name) = self.shapes.get(&key).cloned() {
+            if self.def_schemas.contains_key(&name) {
+                self.def_type(&name);
+            }
+            return self.named(&name, false);
         }
         let tool = at.place.split(' ').next().unwrap_or_default().to_owned();
         let name = self.unique(&at.hint, &at.parent, &tool);
@@ -416,7 +409,7 @@ impl Gen {
         quote!(#id)
     }
 
-    fn object_item(&mut self, name: &str, schema: &Value, at: &At<'_>, doc: Option<&str>) -> TokenStream {
+    fn object_item(&mut self, name: &str, schema: &Value, at: &At, doc: Option<&str>) -> TokenStream {
         let empty = Map::new();
         let obj = schema.as_object().unwrap_or(&empty);
         let props = obj.get("properties").and_then(Value::as_object).unwrap_or(&empty);
@@ -469,7 +462,7 @@ impl Gen {
         }
     }
 
-    fn array(&mut self, obj: &Map<String, Value>, at: &At<'_>) -> TokenStream {
+    fn array(&mut self, obj: &Map<String, Value>, at: &At) -> TokenStream {
         if let Some(Value::Array(prefix)) = obj.get("prefixItems") {
             if obj.get("items") == Some(&Value::Bool(false)) {
                 let parts: Vec<TokenStream> = prefix
@@ -484,14 +477,17 @@ impl Gen {
             return self.fallback(at, "a tuple followed by more items");
         }
         let item = match obj.get("items") {
-            Some(items) => self.ty(items, &at.child(&at.parent, singular_hint(&at.hint), "/items")),
+            Some(items) => {
+                self.indirect = true;
+                self.ty(items, &at.child(&at.parent, singular_hint(&at.hint), "/items"))
+            }
             None => json_value(),
         };
         quote!(::std::vec::Vec<#item>)
     }
 
     /// An `enum` or `const`: a Rust enum for strings, the base type otherwise.
-    fn enumeration(&mut self, schema: &Value, values: &[Value], at: &At<'_>) -> TokenStream {
+    fn enumeration(&mut self, schema: &Value, values: &[Value], at: &At) -> TokenStream {
         let obj = schema.as_object();
         if let Some(values) = obj.and_then(string_values) {
             // The same values are the same enum, however each schema spells the rest.
@@ -511,7 +507,7 @@ impl Gen {
         if non_null.len() < values.len() { quote!(::std::option::Option<#base>) } else { base }
     }
 
-    fn union(&mut self, schema: &Value, branches: &[Value], at: &At<'_>) -> TokenStream {
+    fn union(&mut self, schema: &Value, branches: &[Value], at: &At) -> TokenStream {
         let branches = branches.to_vec();
         let mut made = None;
         let ty = self.shared(schema, at, |g, name| {
@@ -533,7 +529,7 @@ impl Gen {
     /// A `oneOf`/`anyOf` as an enum: serde-tagged when every branch is an object telling itself
     /// apart by one string `const` property, untagged otherwise (string `const`s are
     /// single-value enums, so an untagged enum still picks the right branch).
-    fn union_item(&mut self, schema: &Value, branches: &[Value], name: &str, at: &At<'_>) -> Option<TokenStream> {
+    fn union_item(&mut self, schema: &Value, branches: &[Value], name: &str, at: &At) -> Option<TokenStream> {
         if branches.is_empty() {
             return None;
         }

@@ -238,6 +238,11 @@ pub fn guarantee(tool: &Tool) -> String {
         return "not keyed: a repeat runs the call again".to_owned();
     };
     let kept = format!("replayed for {}", span(key.ttl_secs));
+    if tool.native {
+        return format!(
+            "{kept}; exactly-once when the handler writes in `cx.transaction()` (R6), else at-least-once: pass `cx.idempotency_key()` on"
+        );
+    }
     match forwarded(tool) {
         Some(place) => format!(
             "{kept}; exactly-once if the API dedupes on the key ({place}), else a crash after its commit can repeat the effect"
