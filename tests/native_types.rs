@@ -29,6 +29,7 @@ paths:
                 foo_bar: { type: string }
                 type: { type: boolean }
                 mixed: { enum: [1, "a"] }
+                meta: { type: object, description: free-form }
                 merged:
                   allOf:
                     - { type: object, properties: { a: { type: string } }, required: [a] }
@@ -101,6 +102,7 @@ fn each_shape_has_its_rust_type() {
     has("Integer(i64),");
     // What Rust cannot state is JSON, and the README says where.
     has("pub mixed: ::std::option::Option<mcp_gen_runtime::serde_json::Value>,");
+    has("pub meta: ::std::option::Option<");
     // The handler method takes the arguments and returns the spec's named result.
     has("args: types::CreateShapeArgs,");
     has("::std::result::Result<types::Node, mcp_gen_runtime::error::ToolError>");
@@ -113,5 +115,8 @@ fn fallbacks_are_listed_and_output_is_deterministic() {
     let readme = &out.files["README.md"];
     assert!(readme.contains("an enum of values of different types"), "{readme}");
     assert!(readme.contains("/properties/mixed"), "{readme}");
+    // A free-form object is JSON by contract: counted apart, not listed as a fallback.
+    assert!(readme.contains("1 position(s) (") && readme.contains("admits any JSON value"), "{readme}");
+    assert!(!readme.contains("/properties/meta"), "{readme}");
     assert_eq!(native_rs(), native_rs());
 }

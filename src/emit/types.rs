@@ -34,6 +34,9 @@ pub struct Types {
     /// Every schema position converted (properties, items, variants, roots): the denominator of
     /// the fallback share.
     pub positions: usize,
+    /// Positions whose schema admits any JSON value (no type, or an object's free-form values):
+    /// `serde_json::Value` because that is what the schema says, not a fallback.
+    pub open: usize,
     /// Named types written.
     pub count: usize,
 }
@@ -82,7 +85,7 @@ pub fn types(catalog: &Catalog) -> Types {
         use mcp_gen_runtime::serde::{Deserialize, Serialize};
         #(#items)*
     };
-    Types { items, tools, fallbacks: b.fallbacks, positions: b.positions, count }
+    Types { items, tools, fallbacks: b.fallbacks, positions: b.positions, open: b.open, count }
 }
 
 #[derive(Default)]
@@ -104,6 +107,7 @@ struct Gen {
     indirect: bool,
     fallbacks: Vec<Fallback>,
     positions: usize,
+    open: usize,
 }
 
 /// Where a schema is being converted: for names, boxing and fallback reports.
@@ -153,7 +157,11 @@ impl Gen {
     }
 
     fn tool_result(&mut self, tool: &Tool, name: &str) -> TokenStream {
-        let Some(output) = &tool.output_schema else { return json_value() };
+        let Some(output) = &tool.output_schema else {
+            // No output schema: the result is whatever JSON the handler returns.
+            self.positions += 1;
+            return self.any();
+        };
         let schema = self.globalise(&tool.name, output);
         // The name the spec gave the result's shape, when it referred to one.
         let hint = tool
@@ -257,7 +265,7 @@ impl Gen {
     fn ty(&mut self, schema: &Value, at: &At) -> TokenStream {
         self.positions += 1;
         let indirect = std::mem::take(&mut self.indirect);
-        let Some(obj) = schema.as_object() else { return json_value() };
+        let Some(obj) = schema.as_object() else { return self.any() };
         if let Some(target) = obj.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix(GLOBAL_PREFIX)) {
             let target = target.to_owned();
             self.def_type(&target);
@@ -289,7 +297,7 @@ impl Gen {
         }
         match types_of(obj).as_slice() {
             [] if obj.contains_key("properties") => self.named_object(schema, at),
-            [] => json_value(),
+            [] => self.any(),
             ["string"] => quote!(::std::string::String),
             ["integer"] => quote!(i64),
             ["number"] => quote!(f64),
@@ -299,6 +307,12 @@ impl Gen {
             ["object"] => self.named_object(schema, at),
             _ => self.union(schema, &split_types(obj), at),
         }
+    }
+
+    /// A position the schema leaves open to any JSON value.
+    fn any(&mut self) -> TokenStream {
+        self.open += 1;
+        json_value()
     }
 
     fn fallback(&mut self, at: &At, why: &str) -> TokenStream {
@@ -377,7 +391,7 @@ impl Gen {
                 Some(s @ Value::Object(_)) => {
                     self.ty(s, &at.child(&at.hint, format!("{}Value", at.hint), "/additionalProperties"))
                 }
-                _ => json_value(),
+                _ => self.any(),
             };
             return quote!(::std::collections::BTreeMap<::std::string::String, #value>);
         }
@@ -481,7 +495,7 @@ impl Gen {
                 self.indirect = true;
                 self.ty(items, &at.child(&at.parent, singular_hint(&at.hint), "/items"))
             }
-            None => json_value(),
+            None => self.any(),
         };
         quote!(::std::vec::Vec<#item>)
     }
