@@ -85,10 +85,10 @@ fn emit_native(catalog: &Catalog, settings: &Settings, modules: &[String], mut f
     }
     ctx["type_count"] = json!(types.count);
     ctx["type_positions"] = json!(types.positions);
+    let share = |n: usize| format!("{:.2}%", n as f64 / types.positions.max(1) as f64 * 100.0);
     ctx["open_positions"] = json!(types.open);
-    ctx["open_share"] = json!(format!("{:.2}%", types.open as f64 / types.positions.max(1) as f64 * 100.0));
-    let share = types.fallbacks.len() as f64 / types.positions.max(1) as f64;
-    ctx["fallback_share"] = json!(format!("{:.2}%", share * 100.0));
+    ctx["open_share"] = json!(share(types.open));
+    ctx["fallback_share"] = json!(share(types.fallbacks.len()));
     ctx["fallbacks"] =
         json!(types.fallbacks.iter().map(|f| json!({"place": f.place, "why": f.why})).collect::<Vec<_>>());
     let env = templates();
