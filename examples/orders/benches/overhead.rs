@@ -70,6 +70,7 @@ async fn main() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp/v1", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, router).await });
+    mcp_gen_runtime::init_tls();
     let client = reqwest::Client::new();
 
     // An order to read.
