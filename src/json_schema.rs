@@ -204,6 +204,7 @@ pub fn attach_schema_tools(
                 schema: output,
             }),
             security: Vec::new(),
+            scopes: Vec::new(),
             pointer: tool.pointer.clone(),
             extensions: Map::new(),
         });

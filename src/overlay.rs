@@ -219,6 +219,9 @@ pub struct ToolOverlay {
     pub effects: Option<Effects>,
     /// How the tool pages through results (CONTRACT H5).
     pub paginate: Option<Paginate>,
+    /// OAuth scopes a caller's token must hold to see and call the tool, replacing those the
+    /// spec's security requirements name; `[]` opens the tool to any authenticated caller.
+    pub scopes: Option<Vec<String>>,
     /// Lint codes accepted for this tool (e.g. `I5-ids-and-units` for an upstream's numeric
     /// ids), so a known, reviewed finding does not hide new ones.
     #[serde(default)]

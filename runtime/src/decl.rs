@@ -63,6 +63,9 @@ pub struct ToolDecl {
     pub rest_to_body: bool,
     /// Security alternatives, each a set of scheme names that must all be satisfied.
     pub security: &'static [&'static [&'static str]],
+    /// OAuth scope alternatives a caller's token must satisfy (every scope of one of them) to
+    /// see and call the tool; empty when any authenticated caller may.
+    pub scopes: &'static [&'static [&'static str]],
     /// The tool that lists the ids this tool's last path parameter takes (for 404 recovery).
     pub list_tool: Option<&'static str>,
     /// Where the tool's idempotency key comes from; `None` for reads and for tools the overlay

@@ -88,6 +88,7 @@ mod tests {
             body: None,
             rest_to_body: false,
             security: &[],
+            scopes: &[],
             list_tool: None,
             idempotency: None,
             merged,

@@ -284,6 +284,14 @@ pub(crate) fn decl(
             quote!(&[#(#items),*])
         })
         .collect();
+    let scopes: Vec<TokenStream> = route
+        .scopes
+        .iter()
+        .map(|alt| {
+            let items = alt.iter().map(|s| lit(s));
+            quote!(&[#(#items),*])
+        })
+        .collect();
     let list_tool = opt(list_tool);
     let idempotency = key(&route.key);
     quote! {
@@ -296,6 +304,7 @@ pub(crate) fn decl(
             body: #body,
             rest_to_body: #rest,
             security: &[#(#security),*],
+            scopes: &[#(#scopes),*],
             list_tool: #list_tool,
             idempotency: #idempotency,
             merged: &[#(&#merged),*],

@@ -83,6 +83,8 @@ pub fn combine(mut routes: Vec<Route>, report: &mut Report) -> Option<Tool> {
         }
     }
     merged.security = security;
+    // A caller may use the merged tool only if it may use every operation behind it.
+    merged.scopes = all_scopes(&tools);
     merged.rest = tools.iter().find_map(|t| t.rest.clone());
     merged.output = output(&tools);
     merged.hidden = Vec::new();
@@ -238,6 +240,28 @@ fn rule(own: &[BTreeSet<&str>]) -> Option<String> {
         [a, b] => Some(format!("Takes either {a} or {b}, not both.")),
         [init @ .., last] => Some(format!("Takes one of {} or {last}, not more.", init.join(", "))),
     }
+}
+
+/// The scope alternatives that admit a caller to every one of `tools`: each combination of one
+/// alternative per tool, joined. Tools without a requirement add nothing.
+fn all_scopes(tools: &[Tool]) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = vec![Vec::new()];
+    for t in tools.iter().filter(|t| !t.scopes.is_empty()) {
+        let mut next = Vec::new();
+        for have in &out {
+            for alt in &t.scopes {
+                let mut joined: Vec<String> = have.iter().chain(alt).cloned().collect();
+                joined.sort();
+                joined.dedup();
+                if !next.contains(&joined) {
+                    next.push(joined);
+                }
+            }
+        }
+        out = next;
+    }
+    out.retain(|alt| !alt.is_empty());
+    out
 }
 
 #[cfg(test)]

@@ -114,6 +114,9 @@ pub struct Tool {
     pub output: Option<Value>,
     /// Security alternatives (scheme names); empty when the operation needs none.
     pub security: Vec<Vec<String>>,
+    /// OAuth scope alternatives a caller's token must satisfy (all scopes of one of them); empty
+    /// when any authenticated caller may use the tool.
+    pub scopes: Vec<Vec<String>>,
     /// The tool whose results carry the ids this tool's last path parameter takes.
     pub list_tool: Option<String>,
     /// Arguments with a value the server always sends (a split selector, overlay `fixed`).
@@ -812,6 +815,11 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         rest,
         output: output(op),
         security: op.security.clone(),
+        scopes: match overlay.and_then(|o| o.scopes.as_ref()) {
+            Some(scopes) if scopes.is_empty() => Vec::new(),
+            Some(scopes) => vec![scopes.clone()],
+            None => op.scopes.clone(),
+        },
         list_tool: None,
         fixed: Vec::new(),
         hidden,

@@ -68,6 +68,7 @@ fn mapping(t: &Tool, out: &mut Map<String, Value>) {
     out.insert("extraArgumentsGoToBody".to_owned(), json!(t.rest.is_some()));
     out.insert("body".to_owned(), json!(body));
     out.insert("security".to_owned(), json!(t.security));
+    out.insert("scopes".to_owned(), json!(t.scopes));
 }
 
 /// The plan as JSON (stable key order, tools sorted by name). A merged tool also lists its

@@ -7,7 +7,7 @@ mod credentials;
 pub mod regex;
 pub mod schema;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -184,8 +184,18 @@ pub struct Operation {
     /// Alternatives, each a set of scheme names that must all be satisfied. Empty: no
     /// security; an empty alternative: anonymous access allowed.
     pub security: Vec<Vec<String>>,
+    /// OAuth scope alternatives an inbound token must satisfy (one whole set of them); empty
+    /// when the operation asks for none.
+    pub scopes: Vec<Vec<String>>,
     pub pointer: String,
     pub extensions: Map<String, Value>,
+}
+
+/// An operation's (or the document's) `security`.
+#[derive(Debug, Clone, Default)]
+struct Security {
+    alternatives: Vec<Vec<String>>,
+    scopes: Vec<Vec<String>>,
 }
 
 impl Parameter {
@@ -224,6 +234,7 @@ impl Operation {
             body: None,
             success: None,
             security: Vec::new(),
+            scopes: Vec::new(),
             pointer: String::new(),
             extensions: Map::new(),
         }
@@ -278,13 +289,15 @@ pub struct Api {
 }
 
 pub fn resolve(doc: &Document, report: &mut Report) -> Api {
-    Resolver { doc, table: SchemaTable::new(&doc.value, &doc.file, doc.version), report }.run()
+    Resolver { doc, table: SchemaTable::new(&doc.value, &doc.file, doc.version), report, oauth: BTreeSet::new() }.run()
 }
 
 struct Resolver<'d, 'r> {
     doc: &'d Document,
     table: SchemaTable<'d>,
     report: &'r mut Report,
+    /// OAuth2 and OpenID Connect schemes: the ones whose requirements name scopes.
+    oauth: BTreeSet<String>,
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -319,6 +332,11 @@ impl<'d> Resolver<'d, '_> {
         };
         let servers = self.servers();
         let mut schemes = self.schemes();
+        self.oauth = schemes
+            .values()
+            .filter(|s| matches!(s.kind, SchemeKind::OAuth2 | SchemeKind::OpenIdConnect))
+            .map(|s| s.name.clone())
+            .collect();
         let global_security = self.security(root.get("security"), "/security");
         let mut operations = Vec::new();
         let mut skipped = Vec::new();
@@ -504,8 +522,8 @@ impl<'d> Resolver<'d, '_> {
         out
     }
 
-    fn security(&mut self, value: Option<&Value>, at: &str) -> Vec<Vec<String>> {
-        let Some(value) = value else { return Vec::new() };
+    fn security(&mut self, value: Option<&Value>, at: &str) -> Security {
+        let Some(value) = value else { return Security::default() };
         let Some(list) = value.as_array() else {
             self.error(
                 codes::INVALID_SPEC,
@@ -513,9 +531,33 @@ impl<'d> Resolver<'d, '_> {
                 "`security` must be a list".into(),
                 "write a list of requirement objects",
             );
-            return Vec::new();
+            return Security::default();
         };
-        list.iter().map(|req| req.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default()).collect()
+        let requirements: Vec<&Map<String, Value>> = list.iter().filter_map(Value::as_object).collect();
+        let alternatives = requirements.iter().map(|m| m.keys().cloned().collect()).collect();
+        // The scopes an inbound token must carry: those of each alternative that uses an OAuth
+        // scheme. An OAuth alternative that names no scope admits any valid token.
+        let mut scopes: Vec<Vec<String>> = Vec::new();
+        for req in &requirements {
+            if !req.keys().any(|k| self.oauth.contains(k)) {
+                continue;
+            }
+            let mut alt: Vec<String> = req
+                .iter()
+                .filter(|(k, _)| self.oauth.contains(*k))
+                .flat_map(|(_, v)| v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned))
+                .collect();
+            alt.sort();
+            alt.dedup();
+            if alt.is_empty() {
+                scopes.clear();
+                break;
+            }
+            if !scopes.contains(&alt) {
+                scopes.push(alt);
+            }
+        }
+        Security { alternatives, scopes }
     }
 
     fn path_item(
@@ -523,7 +565,7 @@ impl<'d> Resolver<'d, '_> {
         path: &str,
         item: &'d Value,
         at: &str,
-        global_security: &[Vec<String>],
+        global_security: &Security,
         operations: &mut Vec<Operation>,
         skipped: &mut Vec<Skipped>,
     ) {
@@ -563,7 +605,7 @@ impl<'d> Resolver<'d, '_> {
         op: &'d Value,
         at: &str,
         shared: &[Parameter],
-        global_security: &[Vec<String>],
+        global_security: &Security,
         skipped: &mut Vec<Skipped>,
     ) -> Option<Operation> {
         if !op.is_object() {
@@ -632,7 +674,7 @@ impl<'d> Resolver<'d, '_> {
         let success = self.success(op.get("responses"), &join_pointer(at, "responses"));
         let security = match op.get("security") {
             Some(v) => self.security(Some(v), &join_pointer(at, "security")),
-            None => global_security.to_vec(),
+            None => global_security.clone(),
         };
         let extensions = op
             .as_object()
@@ -653,7 +695,8 @@ impl<'d> Resolver<'d, '_> {
             parameters,
             body,
             success,
-            security,
+            security: security.alternatives,
+            scopes: security.scopes,
             pointer: at.to_owned(),
             extensions,
         })

@@ -51,6 +51,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     rest_to_body: false,
     security: &[&["bearerAuth"]],
+    scopes: &[],
     list_tool: Some("list_books"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {

@@ -67,6 +67,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     rest_to_body: false,
     security: &[&["bearerAuth"]],
+    scopes: &[],
     list_tool: None,
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {

@@ -33,6 +33,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[&["bearerAuth"]],
+    scopes: &[],
     list_tool: Some("list_books"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {

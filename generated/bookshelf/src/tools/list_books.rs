@@ -60,6 +60,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[&["bearerAuth"]],
+    scopes: &[],
     list_tool: None,
     idempotency: None,
     merged: &[],

@@ -47,6 +47,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     rest_to_body: false,
     security: &[&["bearer"]],
+    scopes: &[],
     list_tool: None,
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {

@@ -47,6 +47,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[&["bearer"]],
+    scopes: &[],
     list_tool: Some("list_invoices"),
     idempotency: None,
     merged: &[],

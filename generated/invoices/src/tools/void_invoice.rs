@@ -33,6 +33,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[&["bearer"]],
+    scopes: &[],
     list_tool: Some("list_invoices"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {

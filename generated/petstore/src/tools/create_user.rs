@@ -62,6 +62,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     rest_to_body: false,
     security: &[],
+    scopes: &[],
     list_tool: None,
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {

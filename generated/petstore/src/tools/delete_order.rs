@@ -33,6 +33,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[],
+    scopes: &[],
     list_tool: None,
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {

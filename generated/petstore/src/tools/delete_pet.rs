@@ -33,6 +33,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[&["petstore_auth"], &["api_key"]],
+    scopes: &[&["read:pets", "write:pets"]],
     list_tool: Some("find_pets"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {

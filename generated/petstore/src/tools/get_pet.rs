@@ -25,6 +25,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[&["api_key"], &["petstore_auth"]],
+    scopes: &[&["read:pets"]],
     list_tool: Some("find_pets"),
     idempotency: None,
     merged: &[],

@@ -25,6 +25,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[],
+    scopes: &[],
     list_tool: None,
     idempotency: None,
     merged: &[],

@@ -52,6 +52,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     rest_to_body: false,
     security: &[&["petstore_auth"]],
+    scopes: &[&["read:pets", "write:pets"]],
     list_tool: Some("find_pets"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {

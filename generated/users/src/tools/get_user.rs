@@ -25,6 +25,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[&["bearer"]],
+    scopes: &[],
     list_tool: Some("list_users"),
     idempotency: None,
     merged: &[],

@@ -25,6 +25,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     body: None,
     rest_to_body: false,
     security: &[&["apiKey"]],
+    scopes: &[],
     list_tool: Some("list_withdrawals"),
     idempotency: None,
     merged: &[],

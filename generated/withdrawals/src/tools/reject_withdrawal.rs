@@ -46,6 +46,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     rest_to_body: false,
     security: &[&["apiKey"]],
+    scopes: &[],
     list_tool: Some("list_withdrawals"),
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {
