@@ -12,8 +12,9 @@ use crate::auth::Credentials;
 use crate::decl::ServerDecl;
 use crate::handler::{Handler, Mode};
 use crate::idempotency::Guard;
+use crate::inbound::AuthConfig;
 use crate::native::Dispatch;
-use crate::serve::{self, HttpOptions};
+use crate::serve::{self, HttpOptions, LimitOptions};
 use crate::store::{self, Store};
 use crate::upstream::Upstream;
 
@@ -118,6 +119,79 @@ fn command(server: &'static ServerDecl) -> Command {
                 .env(env("ALLOWED_ORIGINS"))
                 .value_delimiter(',')
                 .help("Browser origins accepted besides localhost"),
+        )
+        .arg(
+            Arg::new("public-url")
+                .long("public-url")
+                .value_name("URL")
+                .env(env("PUBLIC_URL"))
+                .help("Origin clients reach the server at, e.g. https://mcp.example.com (resource URIs and metadata are built on it; default: the bound address)"),
+        )
+        .arg(Arg::new("auth-issuer").long("auth-issuer").value_name("URL").env(env("AUTH_ISSUER")).help(
+            "Authorization server whose bearer tokens callers must present (its metadata and JWKS are discovered from it)",
+        ))
+        .arg(
+            Arg::new("auth-audience")
+                .long("auth-audience")
+                .value_name("LIST")
+                .env(env("AUTH_AUDIENCE"))
+                .value_delimiter(',')
+                .requires("auth-issuer")
+                .help("Token audiences accepted (default: the endpoint's resource URI, RFC 8707)"),
+        )
+        .arg(
+            Arg::new("auth-introspection")
+                .long("auth-introspection")
+                .value_name("URL")
+                .env(env("AUTH_INTROSPECTION"))
+                .requires("auth-issuer")
+                .help(format!(
+                    "RFC 7662 endpoint for opaque tokens (client credentials from {} and {})",
+                    env("AUTH_CLIENT_ID"),
+                    env("AUTH_CLIENT_SECRET")
+                )),
+        )
+        .arg(
+            Arg::new("insecure-no-auth")
+                .long("insecure-no-auth")
+                .action(ArgAction::SetTrue)
+                .env(env("INSECURE_NO_AUTH"))
+                .conflicts_with("auth-issuer")
+                .help("Serve a non-loopback address without checking callers: anyone who reaches it acts with the server's upstream credentials"),
+        )
+        .arg(
+            Arg::new("rate-limit")
+                .long("rate-limit")
+                .value_name("N")
+                .env(env("RATE_LIMIT"))
+                .value_parser(clap::value_parser!(u32))
+                .help("Requests per second per caller, 0 for none (default: 50 with --auth-issuer, none without)"),
+        )
+        .arg(
+            Arg::new("rate-burst")
+                .long("rate-burst")
+                .value_name("N")
+                .env(env("RATE_BURST"))
+                .value_parser(clap::value_parser!(u32))
+                .help("Requests a caller may send at once above its rate (default: twice the rate)"),
+        )
+        .arg(
+            Arg::new("max-in-flight")
+                .long("max-in-flight")
+                .value_name("N")
+                .env(env("MAX_IN_FLIGHT"))
+                .default_value("512")
+                .value_parser(clap::value_parser!(usize))
+                .help("Requests handled at once; more are answered 503"),
+        )
+        .arg(
+            Arg::new("max-body-bytes")
+                .long("max-body-bytes")
+                .value_name("BYTES")
+                .env(env("MAX_BODY_BYTES"))
+                .default_value("1048576")
+                .value_parser(clap::value_parser!(usize))
+                .help("Largest request body accepted; larger ones are answered 413"),
         );
     Command::new(server.crate_name)
         .version(server.version)
@@ -264,12 +338,46 @@ fn serve_command(
         if let Some(clash) = variants.iter().find(|v| handler.toolset_names().any(|t| t == v.as_str())) {
             return fail(&format!("--variants: `{clash}` is also a toolset's name; both would be served on one path"));
         }
+        let auth = m.get_one::<String>("auth-issuer").map(|issuer| AuthConfig {
+            issuer: issuer.clone(),
+            audiences: list("auth-audience"),
+            introspection: m.get_one::<String>("auth-introspection").cloned(),
+            client_id: std::env::var(format!("{}_AUTH_CLIENT_ID", server.env_prefix)).ok(),
+            client_secret: std::env::var(format!("{}_AUTH_CLIENT_SECRET", server.env_prefix)).ok(),
+        });
+        // Without auth, anyone who reaches the port acts with the upstream credentials.
+        if auth.is_none() && !addr.ip().is_loopback() {
+            if !m.get_flag("insecure-no-auth") {
+                return fail(&format!(
+                    "--http {addr} is not a loopback address and no --auth-issuer is set: callers would act with this server's upstream credentials unchecked. Set --auth-issuer URL (or {}_AUTH_ISSUER), or pass --insecure-no-auth if something in front of the server authenticates them",
+                    server.env_prefix
+                ));
+            }
+            tracing::warn!(%addr, "serving a non-loopback address without authentication (--insecure-no-auth)");
+            eprintln!("{}: WARNING: serving {addr} without authentication (--insecure-no-auth)", server.crate_name);
+        }
+        let rate = m.get_one::<u32>("rate-limit").copied().unwrap_or(if auth.is_some() { 50 } else { 0 });
+        let limits = LimitOptions {
+            rate_per_second: rate,
+            burst: m.get_one::<u32>("rate-burst").copied().unwrap_or(rate.saturating_mul(2)),
+            max_in_flight: m.get_one::<usize>("max-in-flight").copied().unwrap_or(512),
+            body_limit: m.get_one::<usize>("max-body-bytes").copied().unwrap_or(1 << 20),
+        };
+        let public_url = m.get_one::<String>("public-url").cloned();
+        if let Some(url) = &public_url
+            && !(url.starts_with("https://") || url.starts_with("http://"))
+        {
+            return fail(&format!("--public-url `{url}` must be an http(s) URL such as https://mcp.example.com"));
+        }
         let options = HttpOptions {
             addr,
             base_path: base_path.clone(),
             allowed_hosts: list("allowed-hosts"),
             allowed_origins: list("allowed-origins"),
             variants,
+            public_url,
+            auth,
+            limits,
         };
         let name = server.crate_name;
         runtime

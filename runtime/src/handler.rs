@@ -21,6 +21,7 @@ use crate::decl::{ServerDecl, ToolDecl};
 use crate::error::{ToolError, codes};
 use crate::handle::{self, HandleKey};
 use crate::idempotency::{self, Begin, Guard, Keyed};
+use crate::inbound::{Principal, Throttled};
 use crate::native::{Context, Dispatch};
 use crate::route;
 use crate::store::{AuditRow, Store, now_ms};
@@ -281,6 +282,11 @@ impl Handler {
             versions: ProtocolVersion::KNOWN_VERSIONS,
             check_answers: true,
         }
+    }
+
+    /// The declarations the handler serves.
+    pub fn server(&self) -> &'static ServerDecl {
+        self.0.server
     }
 
     /// Whether any tool hands out next-page handles.
@@ -695,6 +701,11 @@ struct CallInfo {
     caller: String,
 }
 
+/// `a b` or `a b | c`: the scope sets that would each do.
+fn scope_list(alternatives: &[&[&str]]) -> String {
+    alternatives.iter().map(|a| a.join(" ")).collect::<Vec<_>>().join(" | ")
+}
+
 fn is_modern(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
 }
@@ -734,11 +745,15 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let modern = is_modern(&context);
-        let tools = if modern {
-            self.tools().to_vec()
-        } else {
-            self.tools().iter().cloned().map(crate::legacy::wrap_tool).collect()
+        // A caller with a token sees the tools its scopes allow.
+        let principal = context.extensions.get::<http::request::Parts>().and_then(|p| p.extensions.get::<Principal>());
+        let allowed = |tool: &Tool| {
+            principal.is_none_or(|p| {
+                self.0.index.get(tool.name.as_ref()).is_some_and(|i| p.satisfies(self.0.entries[*i].decl.scopes))
+            })
         };
+        let visible = self.tools().iter().filter(|t| allowed(t)).cloned();
+        let tools = if modern { visible.collect() } else { visible.map(crate::legacy::wrap_tool).collect() };
         let mut result = ListToolsResult::with_all_items(tools);
         if modern {
             result = result.with_ttl_ms(CATALOG_TTL_MS).with_cache_scope(CacheScope::Public);
@@ -756,13 +771,37 @@ impl ServerHandler for Handler {
             return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name), None));
         };
         let started = Instant::now();
-        let authorization = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|p| p.headers.get(http::header::AUTHORIZATION))
-            .and_then(|v| v.to_str().ok());
-        let call = CallInfo { request_id: context.id.to_string(), caller: idempotency::caller_identity(authorization) };
-        let mut result = self.execute(i, request.arguments, &call).await;
+        let parts = context.extensions.get::<http::request::Parts>();
+        let principal = parts.and_then(|p| p.extensions.get::<Principal>());
+        // A validated token's issuer and subject; without auth, a digest of whatever
+        // credentials came (stdio, loopback), so callers' keys still never collide.
+        let caller = match principal {
+            Some(p) => p.caller(),
+            None => idempotency::caller_identity(
+                parts.and_then(|p| p.headers.get(http::header::AUTHORIZATION)).and_then(|v| v.to_str().ok()),
+            ),
+        };
+        let call = CallInfo { request_id: context.id.to_string(), caller };
+        let entry = &self.0.entries[i];
+        let mut result = if let Some(t) = parts.and_then(|p| p.extensions.get::<Throttled>()) {
+            ToolError::new(
+                codes::RATE_LIMITED,
+                "this caller is sending requests faster than the server's rate limit allows",
+                "Wait retry_after_ms, then send the same call again.",
+            )
+            .retryable(Some(t.retry_after_ms))
+            .into_result()
+        } else if principal.is_some_and(|p| !p.satisfies(entry.decl.scopes)) {
+            // The gate answers 403 first; this holds for servers mounted without it.
+            ToolError::new(
+                codes::PERMISSION_DENIED,
+                format!("{} needs the OAuth scopes {}", entry.decl.name, scope_list(entry.decl.scopes)),
+                "Ask the user to grant those scopes, then call again with the new token.",
+            )
+            .into_result()
+        } else {
+            self.execute(i, request.arguments, &call).await
+        };
         let failed = result.is_error == Some(true);
         tracing::info!(tool = %request.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");
         if is_modern(&context) {

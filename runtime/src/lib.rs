@@ -9,6 +9,7 @@ pub mod error;
 pub mod handle;
 mod handler;
 pub mod idempotency;
+pub mod inbound;
 pub mod legacy;
 mod link;
 mod mock;

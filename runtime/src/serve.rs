@@ -9,6 +9,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::handler::Handler;
+use crate::inbound::{AuthConfig, Gate, Limits, Verifier};
 
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -20,6 +21,31 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// Provider variants served on `<base_path>/<variant>`.
     pub variants: Vec<String>,
+    /// The origin clients reach the server at (`https://mcp.example.com`, through any TLS
+    /// terminator): resource URIs and metadata URLs are built on it. Default: the bound address.
+    pub public_url: Option<String>,
+    /// Callers' bearer tokens; `None` serves anyone who reaches the server (loopback, or
+    /// `--insecure-no-auth`).
+    pub auth: Option<AuthConfig>,
+    pub limits: LimitOptions,
+}
+
+/// What one caller and all callers together may ask of the server.
+#[derive(Debug, Clone)]
+pub struct LimitOptions {
+    /// Requests per second per caller (0: no limit), and the burst allowed above it.
+    pub rate_per_second: u32,
+    pub burst: u32,
+    /// Requests handled at once; more get 503.
+    pub max_in_flight: usize,
+    /// Request bodies above this many bytes get 413.
+    pub body_limit: usize,
+}
+
+impl Default for LimitOptions {
+    fn default() -> Self {
+        LimitOptions { rate_per_second: 0, burst: 0, max_in_flight: 512, body_limit: 1 << 20 }
+    }
 }
 
 impl HttpOptions {
@@ -31,14 +57,30 @@ impl HttpOptions {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             variants: Vec::new(),
+            public_url: None,
+            auth: None,
+            limits: LimitOptions::default(),
         }
     }
+}
+
+/// The host of a URL such as `https://mcp.example.com:8443/x`: `mcp.example.com`.
+fn url_host(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => authority.split(':').next()?,
+    };
+    (!host.is_empty()).then_some(host)
 }
 
 /// The transport's settings: stateless, JSON responses, Host and Origin checks (S1, S2).
 fn config(options: &HttpOptions) -> StreamableHttpServerConfig {
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(str::to_owned).to_vec();
     hosts.extend(options.allowed_hosts.iter().cloned());
+    // The public URL's host is the one clients send.
+    hosts.extend(options.public_url.as_deref().and_then(url_host).map(str::to_owned));
     let mut origins: Vec<String> =
         ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"].map(str::to_owned).to_vec();
     origins.extend(options.allowed_origins.iter().cloned());
@@ -80,12 +122,52 @@ pub fn router(handler: &Handler, options: &HttpOptions) -> std::io::Result<axum:
     Ok(router)
 }
 
+/// The path of every MCP endpoint [`router`] serves.
+pub fn endpoints(handler: &Handler, options: &HttpOptions) -> Vec<String> {
+    let base = options.base_path.trim_end_matches('/');
+    let mut out = vec![options.base_path.clone()];
+    out.extend(handler.toolset_names().map(|t| format!("{base}/{t}")));
+    out.extend(options.variants.iter().map(|v| format!("{base}/{v}")));
+    out
+}
+
+/// [`router`] behind the gate: callers' tokens and each tool's scopes (when `options.auth` is
+/// set), the resource metadata, and the limits. `public_url` is where clients reach it.
+pub async fn protected_router(
+    handler: &Handler,
+    options: &HttpOptions,
+    public_url: &str,
+) -> std::io::Result<axum::Router> {
+    let router = router(handler, options)?;
+    let verifier = match &options.auth {
+        Some(config) => {
+            let verifier =
+                Verifier::new(config.clone(), std::time::Duration::from_secs(10)).map_err(std::io::Error::other)?;
+            // A wrong issuer URL shows at start; an issuer that is down is asked again later.
+            if let Err(e) = verifier.warm_up().await {
+                tracing::warn!(error = %e, "cannot load the authorization server's keys yet; will retry on the first token");
+            }
+            Some(Arc::new(verifier))
+        }
+        None => None,
+    };
+    let l = &options.limits;
+    let limits = Limits::new(l.rate_per_second, l.burst, l.max_in_flight, l.body_limit);
+    let gate =
+        Gate::new(handler.server(), verifier, public_url, &options.base_path, endpoints(handler, options), limits);
+    Ok(gate.protect(router))
+}
+
 /// Serves the server on its own until a shutdown signal (Ctrl-C, SIGTERM).
 pub async fn http(handler: Handler, options: HttpOptions, announce: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
-    let router = router(&handler, &options)?;
     let listener = tokio::net::TcpListener::bind(options.addr).await?;
-    announce(listener.local_addr()?);
-    axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await
+    let bound = listener.local_addr()?;
+    let public_url = options.public_url.clone().unwrap_or_else(|| format!("http://{bound}"));
+    let router = protected_router(&handler, &options, &public_url).await?;
+    announce(bound);
+    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown_signal())
+        .await
 }
 
 pub async fn stdio(handler: Handler) -> Result<(), String> {

@@ -203,6 +203,17 @@ pub fn build(
     for (target, value) in given.chain(fixed.iter().map(|(t, v)| (*t, v))) {
         match target {
             Target::Path { name, style, explode } => {
+                if is_dot_segment(value) {
+                    return Err(ToolError::new(
+                        codes::INVALID_ARGUMENT,
+                        format!(
+                            "`{name}` is `{}`, which would walk the upstream URL's path instead of naming a resource",
+                            value.as_str().unwrap_or_default()
+                        ),
+                        format!("Give `{name}` the id of a resource (from the tool that lists them), not `.` or `..`."),
+                    )
+                    .field(name.to_owned()));
+                }
                 let placeholder = format!("{{{name}}}");
                 path = path.replace(&placeholder, &params::path(name, value, style, explode));
             }
@@ -422,6 +433,25 @@ fn secret_parts<'a>(secrets: &[&'a Secret]) -> (Vec<&'a str>, Vec<&'a str>) {
 }
 
 /// A success as the tool's result. `next` is set for a tool whose pages are announced in the
+/// A path value that is, or holds a segment that is, `.` or `..` once percent-decoded (however
+/// many times): URL parsers and upstreams collapse such segments, so `get_pet` with `..` would
+/// reach another endpoint (CONTRACT S2).
+fn is_dot_segment(value: &Value) -> bool {
+    let Some(text) = value.as_str() else { return false };
+    let mut text = text.trim().to_owned();
+    for _ in 0..4 {
+        if text.split(['/', '\\']).any(|seg| seg.trim() == "." || seg.trim() == "..") {
+            return true;
+        }
+        let decoded = percent_encoding::percent_decode_str(&text).decode_utf8_lossy().into_owned();
+        if decoded == text {
+            break;
+        }
+        text = decoded.trim().to_owned();
+    }
+    false
+}
+
 /// `Link` header: the body goes under `items` beside the next page's query (or null).
 fn success(
     tool: &ToolDecl,
@@ -554,6 +584,17 @@ mod tests {
     use crate::decl::{ArgDecl, BodyDecl, Method, Style};
     use serde_json::json;
 
+    #[test]
+    fn dot_segments_are_found_however_encoded() {
+        for bad in [".", "..", " .. ", "%2e%2e", "%2E.", "%252e%252e", "a/../b", "..%2fadmin", "x\\.."] {
+            assert!(is_dot_segment(&json!(bad)), "{bad}");
+        }
+        for good in ["1", "...", ".hidden", "a.b", "%2e%2e%2e", "v1.2"] {
+            assert!(!is_dot_segment(&json!(good)), "{good}");
+        }
+        assert!(!is_dot_segment(&json!(7)));
+    }
+
     static TOOL: ToolDecl = ToolDecl {
         name: "update_pet",
         method: Method::Put,
@@ -583,6 +624,7 @@ mod tests {
         body: Some(BodyDecl { media_type: "application/json", encoding: Encoding::Json }),
         rest_to_body: false,
         security: &[],
+        scopes: &[],
         list_tool: Some("list_pets"),
         idempotency: None,
         merged: &[],
@@ -606,6 +648,7 @@ mod tests {
         body: Some(BodyDecl { media_type: "application/json", encoding: Encoding::Json }),
         rest_to_body: false,
         security: &[],
+        scopes: &[],
         list_tool: None,
         idempotency: None,
         merged: &[],
@@ -659,6 +702,7 @@ mod tests {
             }),
             rest_to_body: false,
             security: &[],
+            scopes: &[],
             list_tool: None,
             idempotency: None,
             merged: &[],
@@ -690,6 +734,7 @@ mod tests {
             body: Some(BodyDecl { media_type: "application/pdf", encoding: Encoding::Binary }),
             rest_to_body: false,
             security: &[],
+            scopes: &[],
             list_tool: None,
             idempotency: None,
             merged: &[],

@@ -1,0 +1,403 @@
+//! The generated server as an OAuth 2.1 resource server (MCP authorization; CONTRACT S1, S2),
+//! against a real authorization server (npm `oauth2-mock-server`, started by the test: RS256
+//! JWTs, JWKS, discovery, token endpoint): resource metadata and challenges, scopes per tool,
+//! callers' identities, the limits, and an attack suite in which every attack is refused without
+//! a 5xx while the server goes on serving.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use support::petstore::{API_KEY, Upstream};
+
+/// The authorization server, as a child process; stopped on drop.
+struct Issuer {
+    child: Child,
+    url: String,
+    public_pem: String,
+}
+
+impl Drop for Issuer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Installs the pinned npm packages of `tests/oauth` (once per test process).
+fn npm_ci() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let dir = support::repo().join("tests/oauth");
+        if dir.join("node_modules/oauth2-mock-server").is_dir() {
+            return;
+        }
+        let ok = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--silent"])
+            .current_dir(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "npm ci in tests/oauth failed: the OAuth tests need Node.js and the npm registry");
+    });
+}
+
+fn start_issuer() -> Issuer {
+    npm_ci();
+    let script = support::repo().join("tests/oauth/issuer.mjs");
+    let mut child = Command::new("node")
+        .arg(script)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("issuer said {line:?}: {e}"));
+    Issuer {
+        child,
+        url: info["issuer"].as_str().unwrap().to_owned(),
+        public_pem: info["public_pem"].as_str().unwrap().to_owned(),
+    }
+}
+
+impl Issuer {
+    /// An access token for user `sub` from the issuer's token endpoint (password grant) with
+    /// `scope`, for `aud`, plus any extra form fields (`exp_in`, `nbf_in`).
+    async fn token(&self, sub: &str, scope: &str, aud: &str, extra: &[(&str, &str)]) -> String {
+        let mut form =
+            vec![("grant_type", "password"), ("username", sub), ("password", "x"), ("scope", scope), ("aud", aud)];
+        form.extend_from_slice(extra);
+        let answer: Value = http()
+            .post(format!("{}/token", self.url))
+            .form(&form)
+            .basic_auth("mcp-test-client", Some("secret"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        answer["access_token"].as_str().unwrap_or_else(|| panic!("no token: {answer}")).to_owned()
+    }
+}
+
+/// One client for the whole test process, so the burst reuses its connections.
+fn http() -> reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            mcp_gen_runtime::init_tls();
+            reqwest::Client::new()
+        })
+        .clone()
+}
+
+/// One reply: status, headers, and the body as JSON (`null` when it is not).
+struct Reply {
+    status: u16,
+    headers: reqwest::header::HeaderMap,
+    body: Value,
+}
+
+impl Reply {
+    fn challenge(&self) -> String {
+        self.headers.get("www-authenticate").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned()
+    }
+
+    /// The tool result of a `tools/call` reply.
+    fn result(&self) -> &Value {
+        &self.body["result"]
+    }
+
+    fn tool_error(&self) -> Value {
+        assert_eq!(self.result()["isError"], true, "expected a tool error: {}", self.body);
+        serde_json::from_str(self.result()["content"][0]["text"].as_str().unwrap()).unwrap()
+    }
+}
+
+/// A JSON-RPC request as a 2026-07-28 client sends it, with `headers`.
+async fn rpc(url: &str, method: &str, params: Value, headers: &[(&str, &str)]) -> Reply {
+    let mut params = params;
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let name = params["name"].as_str().map(str::to_owned);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let mut request = http()
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    let response = request.body(body).send().await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    Reply { status, headers, body: serde_json::from_str(&text).unwrap_or(Value::Null) }
+}
+
+async fn call(url: &str, token: &str, tool: &str, args: Value) -> Reply {
+    let bearer = format!("Bearer {token}");
+    rpc(url, "tools/call", json!({"name": tool, "arguments": args}), &[("authorization", &bearer)]).await
+}
+
+async fn tool_names(url: &str, token: &str) -> Vec<String> {
+    let bearer = format!("Bearer {token}");
+    let reply = rpc(url, "tools/list", json!({}), &[("authorization", &bearer)]).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.result()["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// `token` with its payload's `sub` changed and the issuer's signature kept.
+fn forged(token: &str) -> String {
+    let parts: Vec<&str> = token.split('.').collect();
+    let mut payload: Value =
+        serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+    payload["sub"] = json!("mallory");
+    payload["scope"] = json!("read:pets write:pets");
+    format!("{}.{}.{}", parts[0], b64(payload.to_string().as_bytes()), parts[2])
+}
+
+/// The claims of `token`, unsigned (`alg: none`).
+fn unsigned(token: &str) -> String {
+    let payload = token.split('.').nth(1).unwrap();
+    format!("{}.{payload}.", b64(br#"{"alg":"none","typ":"JWT"}"#))
+}
+
+/// The claims of `token` signed with HS256 and the issuer's public key as the shared secret
+/// (the key confusion attack on verifiers that let the token pick the algorithm).
+fn hmac_with_public_key(token: &str, pem: &str) -> String {
+    let claims: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token.split('.').nth(1).unwrap()).unwrap(),
+    )
+    .unwrap();
+    let kid = serde_json::from_slice::<Value>(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token.split('.').next().unwrap()).unwrap(),
+    )
+    .unwrap()["kid"]
+        .clone();
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
+    header.kid = kid.as_str().map(str::to_owned);
+    jsonwebtoken::encode(&header, &claims, &jsonwebtoken::EncodingKey::from_secret(pem.as_bytes()).unwrap()).unwrap()
+}
+
+fn petstore(issuer: &Issuer, upstream: &Upstream, extra: &[&str]) -> support::Server {
+    let mut args = vec!["--auth-issuer", issuer.url.as_str(), "--upstream", upstream.url.as_str()];
+    args.extend_from_slice(extra);
+    support::serve_http(&support::binary("petstore-mcp"), &args, &[("PETSTORE_API_KEY", API_KEY)])
+}
+
+fn alive(server: &mut support::Server) {
+    assert!(server.child.try_wait().unwrap().is_none(), "the server exited; log:\n{}", server.log.lock().unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_scopes_and_identity_against_a_real_authorization_server() {
+    let issuer = start_issuer();
+    let upstream = Upstream::start();
+    let mut server = petstore(&issuer, &upstream, &["--rate-limit", "1000"]);
+    let url = server.url.clone();
+
+    // No token: 401 and where the resource metadata is (RFC 9728 §5.1).
+    let reply = rpc(&url, "tools/list", json!({}), &[]).await;
+    assert_eq!(reply.status, 401);
+    let origin = url.trim_end_matches("/mcp/v1");
+    let metadata_url = format!("{origin}/.well-known/oauth-protected-resource/mcp/v1");
+    assert_eq!(reply.challenge(), format!("Bearer resource_metadata=\"{metadata_url}\""));
+    let metadata: Value = http().get(&metadata_url).send().await.unwrap().json().await.unwrap();
+    assert_eq!(metadata["resource"], url.as_str());
+    assert_eq!(metadata["authorization_servers"], json!([issuer.url]));
+    assert_eq!(metadata["scopes_supported"], json!(["read:pets", "write:pets"]));
+
+    // A reader sees the read tools and those without scopes, and calls them.
+    let reader = issuer.token("alice", "read:pets", &url, &[]).await;
+    let names = tool_names(&url, &reader).await;
+    for hidden in ["add_pet", "update_pet", "delete_pet", "upload_file"] {
+        assert!(!names.iter().any(|n| n == hidden), "{hidden} listed for a reader: {names:?}");
+    }
+    for shown in ["get_pet", "find_pets", "get_inventory", "place_order"] {
+        assert!(names.iter().any(|n| n == shown), "{shown} not listed for a reader: {names:?}");
+    }
+    let reply = call(&url, &reader, "find_pets", json!({"status": "available"})).await;
+    assert_eq!(reply.status, 200);
+    assert_ne!(reply.result()["isError"], true, "{}", reply.body);
+    // The inbound token never reaches the upstream; the operator's key does.
+    let seen = upstream.requests();
+    assert!(seen.iter().all(|r| !r.headers.values().any(|v| v.contains(&reader))), "the caller's token was forwarded");
+
+    // A call the token's scopes do not cover: 403 with the scopes to ask for (RFC 6750 §3.1).
+    let reply = call(&url, &reader, "add_pet", json!({"name": "Rex", "photoUrls": []})).await;
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    let challenge = reply.challenge();
+    assert!(challenge.contains("error=\"insufficient_scope\""), "{challenge}");
+    assert!(challenge.contains("scope=\"read:pets write:pets\""), "{challenge}");
+    assert!(challenge.contains(&format!("resource_metadata=\"{metadata_url}\"")), "{challenge}");
+
+    // Writers with the same idempotency key are two callers: user A never gets user B's replay.
+    let bob = issuer.token("bob", "read:pets write:pets", &url, &[]).await;
+    let carol = issuer.token("carol", "read:pets write:pets", &url, &[]).await;
+    let pet = json!({"name": "Rex", "photoUrls": [], "idempotency_key": "shared-key-0001"});
+    let first = call(&url, &bob, "add_pet", pet.clone()).await;
+    assert_ne!(first.result()["isError"], true, "{}", first.body);
+    let again = call(&url, &bob, "add_pet", pet.clone()).await;
+    assert_eq!(again.result()["structuredContent"], first.result()["structuredContent"]);
+    let posts = || upstream.requests().iter().filter(|r| r.method == "POST").count();
+    assert_eq!(posts(), 1, "bob's retry was replayed");
+    let other = call(&url, &carol, "add_pet", pet).await;
+    assert_ne!(other.result()["isError"], true, "{}", other.body);
+    assert_ne!(
+        other.result()["structuredContent"]["id"],
+        first.result()["structuredContent"]["id"],
+        "carol got bob's pet"
+    );
+    assert_eq!(posts(), 2, "carol's call was answered from bob's record");
+    alive(&mut server);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_suite_is_refused_without_a_5xx() {
+    let issuer = start_issuer();
+    let other_issuer = start_issuer();
+    let upstream = Upstream::start();
+    let mut server = petstore(&issuer, &upstream, &["--rate-limit", "1000", "--max-body-bytes", "65536"]);
+    let url = server.url.clone();
+    let good = issuer.token("alice", "read:pets", &url, &[]).await;
+    let args = json!({"status": "available"});
+    let mut refused = Vec::new();
+
+    let bad_tokens = [
+        ("forged signature", forged(&good)),
+        ("alg none", unsigned(&good)),
+        ("HS256 signed with the public key", hmac_with_public_key(&good, &issuer.public_pem)),
+        ("wrong issuer", other_issuer.token("alice", "read:pets", &url, &[]).await),
+        ("wrong audience", issuer.token("alice", "read:pets", "https://other.example.com/mcp", &[]).await),
+        ("expired", issuer.token("alice", "read:pets", &url, &[("exp_in", "-300")]).await),
+        ("not yet valid", issuer.token("alice", "read:pets", &url, &[("nbf_in", "600")]).await),
+        ("not a JWT", "opaque-garbage".to_owned()),
+    ];
+    for (attack, token) in &bad_tokens {
+        let reply = call(&url, token, "find_pets", args.clone()).await;
+        assert_eq!(reply.status, 401, "{attack}: {}", reply.body);
+        assert!(reply.challenge().contains("error=\"invalid_token\""), "{attack}: {}", reply.challenge());
+        refused.push(*attack);
+    }
+
+    let reply = call(&url, &good, "delete_pet", json!({"petId": 1, "idempotency_key": "k-000000001"})).await;
+    assert_eq!(reply.status, 403, "missing scope: {}", reply.body);
+    refused.push("missing scope");
+
+    let big = "x".repeat(100_000);
+    let reply = call(&url, &good, "find_pets", json!({"status": big})).await;
+    assert_eq!(reply.status, 413, "oversized body");
+    refused.push("oversized body");
+
+    let writer = issuer.token("bob", "read:pets write:pets", &url, &[]).await;
+    let before = upstream.requests().len();
+    for value in ["..", "%2e%2e", "%2E%2e%2f..", "."] {
+        let reply = call(&url, &writer, "get_user_by_name", json!({"username": value})).await;
+        assert_eq!(reply.tool_error()["code"], "invalid_argument", "path value {value}: {}", reply.body);
+        refused.push("dot segment in a path value");
+    }
+    let reply =
+        call(&url, &writer, "add_pet", json!({"name": "Rex", "photoUrls": [], "idempotency_key": "a\r\nX-Evil: 1"}))
+            .await;
+    assert_eq!(reply.tool_error()["code"], "invalid_argument", "CR/LF: {}", reply.body);
+    refused.push("CR/LF in a header value");
+    assert_eq!(upstream.requests().len(), before, "a refused call reached the upstream");
+
+    let bearer = format!("Bearer {good}");
+    let reply =
+        rpc(&url, "tools/list", json!({}), &[("authorization", &bearer), ("origin", "https://evil.example")]).await;
+    assert!((400..500).contains(&reply.status), "foreign Origin: {}", reply.status);
+    refused.push("foreign Origin");
+    let reply = rpc(&url, "tools/list", json!({}), &[("authorization", &bearer), ("host", "evil.example:80")]).await;
+    assert!((400..500).contains(&reply.status), "rebinding Host: {}", reply.status);
+    refused.push("rebinding Host");
+
+    // Still serving, to the rightful caller.
+    let reply = call(&url, &good, "find_pets", args).await;
+    assert_eq!(reply.status, 200);
+    assert_ne!(reply.result()["isError"], true, "{}", reply.body);
+    alive(&mut server);
+    eprintln!("attack suite: {} attacks refused: {refused:?}", refused.len());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_burst_of_10000_from_one_caller_is_rate_limited_and_others_are_not() {
+    let issuer = start_issuer();
+    let upstream = Upstream::start();
+    let mut server = petstore(&issuer, &upstream, &["--rate-limit", "20", "--rate-burst", "40"]);
+    let url = server.url.clone();
+    let flood = issuer.token("mallory", "read:pets", &url, &[]).await;
+    let bystander = issuer.token("alice", "read:pets", &url, &[]).await;
+
+    let counts = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::<String, usize>::new()));
+    let mut tasks = Vec::new();
+    for worker in 0..16 {
+        let (url, flood, counts) = (url.clone(), flood.clone(), counts.clone());
+        tasks.push(tokio::spawn(async move {
+            for i in 0..625 {
+                // Tool calls get the error contract's retryable error; other requests a 429.
+                let reply = if (worker + i) % 5 == 0 {
+                    let bearer = format!("Bearer {flood}");
+                    rpc(&url, "tools/list", json!({}), &[("authorization", &bearer)]).await
+                } else {
+                    call(&url, &flood, "get_inventory", json!({})).await
+                };
+                assert!(reply.status < 500, "a 5xx under the burst: {} {}", reply.status, reply.body);
+                let outcome = match reply.status {
+                    429 => {
+                        assert!(reply.headers.contains_key("retry-after"));
+                        "429".to_owned()
+                    }
+                    200 if reply.result()["isError"] == true => {
+                        let e = reply.tool_error();
+                        if e["code"] == "rate_limited" {
+                            assert_eq!(e["retryable"], true);
+                            assert!(e["retry_after_ms"].as_u64().is_some_and(|ms| ms > 0 && ms <= 1000), "{e}");
+                        }
+                        e["code"].as_str().unwrap().to_owned()
+                    }
+                    s => s.to_string(),
+                };
+                *counts.lock().unwrap().entry(outcome).or_default() += 1;
+            }
+        }));
+    }
+    // Meanwhile another caller is served as usual.
+    let mut bystander_ok = 0;
+    for _ in 0..20 {
+        let reply = call(&url, &bystander, "get_inventory", json!({})).await;
+        if reply.status == 200 && reply.result()["isError"] != true {
+            bystander_ok += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let counts = counts.lock().unwrap().clone();
+    let total: usize = counts.values().sum();
+    assert_eq!(total, 10_000);
+    let limited = counts.get("rate_limited").copied().unwrap_or(0) + counts.get("429").copied().unwrap_or(0);
+    assert!(limited > 9_000, "{counts:?}");
+    assert_eq!(bystander_ok, 20, "the other caller was limited too");
+    alive(&mut server);
+    eprintln!("burst of 10000 from one caller: {counts:?}; other caller 20/20 served");
+}
