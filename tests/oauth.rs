@@ -401,3 +401,211 @@ async fn a_burst_of_10000_from_one_caller_is_rate_limited_and_others_are_not() {
     alive(&mut server);
     eprintln!("burst of 10000 from one caller: {counts:?}; other caller 20/20 served");
 }
+
+/// The `Authorization` headers a users API on loopback was called with, in order.
+type Seen = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+fn users_upstream() -> (String, Seen) {
+    use axum::routing::get;
+    let seen: Seen = Seen::default();
+    let record = seen.clone();
+    let app = axum::Router::new().route(
+        "/v1/users",
+        get(move |headers: axum::http::HeaderMap| {
+            let record = record.clone();
+            async move {
+                let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+                record.lock().unwrap().push(auth);
+                axum::Json(json!({"data": [], "next_cursor": null}))
+            }
+        }),
+    );
+    (format!("http://{}/v1", support::serve_upstream(app)), seen)
+}
+
+/// The claims of a JWT, unverified (the test reads what the upstream was sent).
+fn claims(token: &str) -> Value {
+    let payload = token.split('.').nth(1).unwrap_or_else(|| panic!("not a JWT: {token}"));
+    serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
+}
+
+fn bearer_of(header: &str) -> &str {
+    header.strip_prefix("Bearer ").unwrap_or_else(|| panic!("not a bearer header: {header}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn upstream_sees_service_or_exchanged_tokens_never_the_callers() {
+    let issuer = start_issuer();
+    let token_url = format!("{}/token", issuer.url);
+    let binary = support::binary("users-mcp");
+
+    // Client credentials (the spec's flow): the server's own token, fetched and reused.
+    let (upstream, seen) = users_upstream();
+    let server = support::serve_http(
+        &binary,
+        &["--auth-issuer", &issuer.url, "--upstream", &upstream],
+        &[
+            ("USERS_OAUTH_CLIENT_ID", "users-mcp"),
+            ("USERS_OAUTH_CLIENT_SECRET", "s3cret"),
+            ("USERS_OAUTH_TOKEN_URL", &token_url),
+        ],
+    );
+    let alice = issuer.token("alice", "users:read", &server.url, &[]).await;
+    for _ in 0..2 {
+        let reply = call(&server.url, &alice, "list_users", json!({})).await;
+        assert_ne!(reply.result()["isError"], true, "{}", reply.body);
+        // A token fetched a second later would differ (its `iat`): equal tokens were reused.
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+    }
+    let sent = seen.lock().unwrap().clone();
+    assert_eq!(sent.len(), 2);
+    let service = bearer_of(&sent[0]);
+    assert_ne!(service, alice, "the caller's token went upstream");
+    assert_eq!(sent[0], sent[1], "the service token was fetched again instead of reused");
+    let c = claims(service);
+    assert_eq!(c["iss"], issuer.url.as_str());
+    assert_eq!(c["scope"], "users:read users:write", "{c}");
+    assert!(c.get("sub").is_none_or(|s| s != "alice"), "{c}");
+    drop(server);
+
+    // RFC 7523 jwt-bearer: each caller's own upstream token, for that caller.
+    let (upstream, seen) = users_upstream();
+    let server = support::serve_http(
+        &binary,
+        &[
+            "--auth-issuer",
+            &issuer.url,
+            "--upstream",
+            &upstream,
+            "--upstream-token-exchange",
+            &token_url,
+            "--upstream-exchange-grant",
+            "jwt-bearer",
+            "--upstream-exchange-scope",
+            "users:read",
+        ],
+        &[("USERS_EXCHANGE_CLIENT_ID", "users-mcp"), ("USERS_EXCHANGE_CLIENT_SECRET", "s3cret")],
+    );
+    let alice = issuer.token("alice", "users:read", &server.url, &[]).await;
+    let bob = issuer.token("bob", "users:read", &server.url, &[]).await;
+    for (who, token) in [("alice", &alice), ("bob", &bob), ("alice", &alice)] {
+        let reply = call(&server.url, token, "list_users", json!({})).await;
+        assert_ne!(reply.result()["isError"], true, "{who}: {}", reply.body);
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
+    let sent = seen.lock().unwrap().clone();
+    assert_eq!(sent.len(), 3);
+    for (header, (who, inbound)) in sent.iter().zip([("alice", &alice), ("bob", &bob), ("alice", &alice)]) {
+        let token = bearer_of(header);
+        assert_ne!(token, inbound.as_str(), "{who}'s inbound token went upstream");
+        let c = claims(token);
+        assert_eq!(c["sub"], who, "{c}");
+        assert_eq!(c["scope"], "users:read", "{c}");
+    }
+    assert_eq!(sent[0], sent[2], "alice's exchanged token was not reused");
+    let log = server.log.lock().unwrap().clone();
+    for secret in [alice.as_str(), bob.as_str(), "s3cret"] {
+        assert!(!log.contains(secret), "a secret reached the log");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_handle_is_bound_to_the_token_holder() {
+    use axum::routing::get;
+    let issuer = start_issuer();
+    // Two pages of invoices: the first one's cursor leads to the second.
+    let app = axum::Router::new().route(
+        "/v1/invoices",
+        get(|q: axum::extract::Query<std::collections::BTreeMap<String, String>>| async move {
+            let invoice = |n: u32| {
+                json!({"id": format!("inv_{n:04}"), "customer": "cus_1", "currency": "EUR", "status": "open",
+                "total": 100, "due_date": null, "lines": [{"description": "Seat", "quantity": 1, "unit_amount": 100}]})
+            };
+            axum::Json(match q.get("cursor") {
+                None => json!({"items": [invoice(1), invoice(2)], "next_cursor": "cur_2"}),
+                Some(_) => json!({"items": [invoice(3)], "next_cursor": null}),
+            })
+        }),
+    );
+    let upstream = format!("http://{}", support::serve_upstream(app));
+    let server = support::serve_http(
+        &support::binary("invoices-mcp"),
+        &["--auth-issuer", &issuer.url, "--upstream", &upstream],
+        &[
+            ("INVOICES_BEARER_TOKEN", "t"),
+            ("INVOICES_HANDLE_KEY", "a shared handle key of 32+ characters, for the test"),
+        ],
+    );
+    let alice = issuer.token("alice", "", &server.url, &[]).await;
+    let bob = issuer.token("bob", "", &server.url, &[]).await;
+    let first = call(&server.url, &alice, "list_invoices", json!({"limit": 2})).await;
+    let handle = first.result()["structuredContent"]["next_cursor"].as_str().unwrap().to_owned();
+    let stolen = call(&server.url, &bob, "list_invoices", json!({"limit": 2, "cursor": handle})).await;
+    let e = stolen.tool_error();
+    assert_eq!((e["code"].as_str(), e["field"].as_str()), (Some("invalid_argument"), Some("cursor")), "{e}");
+    let own = call(&server.url, &alice, "list_invoices", json!({"limit": 2, "cursor": handle})).await;
+    assert_eq!(own.result()["structuredContent"]["items"][0]["id"], "inv_0003", "{}", own.body);
+}
+
+/// npm `oidc-provider` with the RFC 8693 grant registered (`tests/oauth/exchange.mjs`),
+/// exchanging tokens of `subject_issuer`; its token endpoint.
+fn start_exchange(subject_issuer: &Issuer) -> (Child, String) {
+    npm_ci();
+    let mut child = Command::new("node")
+        .arg(support::repo().join("tests/oauth/exchange.mjs"))
+        .env("SUBJECT_ISSUER", &subject_issuer.url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("node runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("exchange server said {line:?}: {e}"));
+    (child, info["token_endpoint"].as_str().unwrap().to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rfc_8693_token_exchange_at_a_real_oidc_server() {
+    let issuer = start_issuer();
+    let (mut provider, token_endpoint) = start_exchange(&issuer);
+    let (upstream, seen) = users_upstream();
+    let serve = |secret: &str| {
+        support::serve_http(
+            &support::binary("users-mcp"),
+            &[
+                "--auth-issuer",
+                &issuer.url,
+                "--upstream",
+                &upstream,
+                "--upstream-token-exchange",
+                &token_endpoint,
+                "--upstream-exchange-audience",
+                "users-api",
+            ],
+            &[("USERS_EXCHANGE_CLIENT_ID", "mcp-server"), ("USERS_EXCHANGE_CLIENT_SECRET", secret)],
+        )
+    };
+    let server = serve("exchange-secret");
+    let alice = issuer.token("alice", "users:read", &server.url, &[]).await;
+    let reply = call(&server.url, &alice, "list_users", json!({})).await;
+    assert_ne!(reply.result()["isError"], true, "{}", reply.body);
+    let sent = seen.lock().unwrap().clone();
+    let token = bearer_of(&sent[0]);
+    assert_ne!(token, alice, "the caller's token went upstream");
+    let c = claims(token);
+    assert_eq!((c["sub"].as_str(), c["aud"].as_str()), (Some("alice"), Some("users-api")), "{c}");
+    assert_eq!(c["act"]["sub"], "mcp-server", "{c}");
+    assert_ne!(c["iss"], issuer.url.as_str(), "{c}");
+    drop(server);
+
+    // The token endpoint refuses the server: the call fails with what to tell the user, and
+    // nothing reaches the upstream.
+    let server = serve("a wrong secret");
+    let alice = issuer.token("alice", "users:read", &server.url, &[]).await;
+    let e = call(&server.url, &alice, "list_users", json!({})).await.tool_error();
+    assert_eq!(e["code"], "unauthenticated", "{e}");
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    let _ = provider.kill();
+    let _ = provider.wait();
+}

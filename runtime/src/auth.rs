@@ -1,11 +1,13 @@
 //! Upstream credentials, read once from the environment variables the generated README names
 //! (CONTRACT S2). Secret values live only in memory: never logged, never in errors.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use base64::Engine as _;
 
 use crate::decl::{KeyLocation, SchemeDecl, SchemeKind};
+use crate::grants::{Client, ClientCredentials};
 
 #[derive(Clone)]
 pub enum Secret {
@@ -17,6 +19,8 @@ pub enum Secret {
     Bearer(String),
     /// `user:password`, base64-encoded.
     Basic(String),
+    /// A token the server fetches for itself, sent as a bearer token.
+    ClientCredentials(Arc<ClientCredentials>),
 }
 
 impl std::fmt::Debug for Secret {
@@ -30,6 +34,8 @@ pub struct Credentials {
     by_scheme: BTreeMap<&'static str, Secret>,
     /// Environment variables of each scheme, for "not configured" hints.
     env_of: BTreeMap<&'static str, &'static [&'static str]>,
+    /// Schemes that carry a bearer token: a caller's exchanged token stands in for them.
+    bearer: BTreeSet<&'static str>,
 }
 
 impl Credentials {
@@ -39,9 +45,19 @@ impl Credentials {
         for s in schemes {
             c.env_of.insert(s.name, s.env);
             let get = |i: usize| s.env.get(i).and_then(|name| lookup(name)).filter(|v| !v.is_empty());
+            if matches!(s.kind, SchemeKind::Bearer | SchemeKind::ClientCredentials { .. }) {
+                c.bearer.insert(s.name);
+            }
             let secret = match s.kind {
                 SchemeKind::ApiKey { location, name } => get(0).map(|value| Secret::ApiKey { location, name, value }),
                 SchemeKind::Bearer => get(0).map(Secret::Bearer),
+                // A static token wins; otherwise the client's id and secret fetch one.
+                SchemeKind::ClientCredentials { token_url, scopes } => get(0).map(Secret::Bearer).or_else(|| {
+                    let id = get(1)?;
+                    let url = get(3).unwrap_or_else(|| token_url.to_owned());
+                    let client = Client { id, secret: get(2) };
+                    Some(Secret::ClientCredentials(Arc::new(ClientCredentials::new(url, client, scopes))))
+                }),
                 SchemeKind::Basic => get(0).map(|user| {
                     let pass = get(1).unwrap_or_default();
                     Secret::Basic(base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}")))
@@ -61,6 +77,25 @@ impl Credentials {
             return Some(Vec::new());
         }
         alternatives.iter().find_map(|alt| alt.iter().map(|name| self.by_scheme.get(*name)).collect::<Option<Vec<_>>>())
+    }
+
+    /// Whether some alternative takes a bearer token.
+    pub fn has_bearer(&self, alternatives: &[&[&str]]) -> bool {
+        alternatives.iter().any(|alt| alt.iter().any(|n| self.bearer.contains(n)))
+    }
+
+    /// [`Credentials::choose`] for a call made for a user whose exchanged token is `user`: it
+    /// stands in for every bearer scheme, so an alternative with one is always chosen first.
+    pub fn choose_for_user<'a>(&'a self, alternatives: &[&[&str]], user: &'a Secret) -> Option<Vec<&'a Secret>> {
+        let with_user = alternatives.iter().find_map(|alt| {
+            if !alt.iter().any(|n| self.bearer.contains(n)) {
+                return None;
+            }
+            alt.iter()
+                .map(|n| if self.bearer.contains(n) { Some(user) } else { self.by_scheme.get(*n) })
+                .collect::<Option<Vec<_>>>()
+        });
+        with_user.or_else(|| self.choose(alternatives))
     }
 
     /// The variables that would satisfy the first alternative, for an operator-facing hint.

@@ -10,6 +10,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 
 use crate::auth::Credentials;
 use crate::decl::ServerDecl;
+use crate::grants::{Client, Exchange, Grant};
 use crate::handler::{Handler, Mode};
 use crate::idempotency::Guard;
 use crate::inbound::AuthConfig;
@@ -147,9 +148,44 @@ fn command(server: &'static ServerDecl) -> Command {
                 .requires("auth-issuer")
                 .help(format!(
                     "RFC 7662 endpoint for opaque tokens (client credentials from {} and {})",
-                    env("AUTH_CLIENT_ID"),
-                    env("AUTH_CLIENT_SECRET")
+                    env("INTROSPECTION_CLIENT_ID"),
+                    env("INTROSPECTION_CLIENT_SECRET")
                 )),
+        )
+        .arg(
+            Arg::new("upstream-token-exchange")
+                .long("upstream-token-exchange")
+                .value_name("URL")
+                .env(env("UPSTREAM_TOKEN_EXCHANGE"))
+                .requires("auth-issuer")
+                .help(format!(
+                    "Token endpoint that turns each caller's token into the caller's own upstream token (client credentials from {} and {}); the inbound token is never sent upstream",
+                    env("EXCHANGE_CLIENT_ID"),
+                    env("EXCHANGE_CLIENT_SECRET")
+                )),
+        )
+        .arg(
+            Arg::new("upstream-exchange-grant")
+                .long("upstream-exchange-grant")
+                .value_name("GRANT")
+                .env(env("UPSTREAM_EXCHANGE_GRANT"))
+                .value_parser(["token-exchange", "jwt-bearer"])
+                .default_value("token-exchange")
+                .help("RFC 8693 token exchange, or the RFC 7523 jwt-bearer grant (on-behalf-of)"),
+        )
+        .arg(
+            Arg::new("upstream-exchange-audience")
+                .long("upstream-exchange-audience")
+                .value_name("URI")
+                .env(env("UPSTREAM_EXCHANGE_AUDIENCE"))
+                .help("Audience (or resource) to ask the exchanged token for"),
+        )
+        .arg(
+            Arg::new("upstream-exchange-scope")
+                .long("upstream-exchange-scope")
+                .value_name("SCOPES")
+                .env(env("UPSTREAM_EXCHANGE_SCOPE"))
+                .help("Scopes to ask the exchanged token for, space-separated"),
         )
         .arg(
             Arg::new("insecure-no-auth")
@@ -240,15 +276,38 @@ fn serve_command(
             ));
         };
         let credentials = Credentials::load(server.schemes, |k| std::env::var(k).ok());
-        match Upstream::new(base, timeout, credentials) {
-            Ok(u) => Some(Mode::Upstream(u)),
+        let mut upstream = match Upstream::new(base, timeout, credentials) {
+            Ok(u) => u,
             Err(e) => return fail(&e),
+        };
+        if let Some(url) = m.get_one::<String>("upstream-token-exchange") {
+            let var =
+                |name: &str| std::env::var(format!("{}_{name}", server.env_prefix)).ok().filter(|v| !v.is_empty());
+            let Some(id) = var("EXCHANGE_CLIENT_ID") else {
+                return fail(&format!(
+                    "--upstream-token-exchange needs this server's client id at the token endpoint: set {}_EXCHANGE_CLIENT_ID (and {}_EXCHANGE_CLIENT_SECRET)",
+                    server.env_prefix, server.env_prefix
+                ));
+            };
+            let grant = m
+                .get_one::<String>("upstream-exchange-grant")
+                .and_then(|g| Grant::parse(g))
+                .unwrap_or(Grant::TokenExchange);
+            upstream = upstream.with_exchange(Exchange::new(
+                url.clone(),
+                grant,
+                Client { id, secret: var("EXCHANGE_CLIENT_SECRET") },
+                m.get_one::<String>("upstream-exchange-audience").cloned(),
+                m.get_one::<String>("upstream-exchange-scope").cloned(),
+            ));
         }
+        Some(Mode::Upstream(upstream))
     };
     let target = match &mode {
         Some(Mode::Mock) => "mock answers".to_owned(),
         Some(Mode::Upstream(u)) => {
-            format!("upstream {} ({} credential(s) configured)", u.base(), u.credentials().configured())
+            let per_user = u.exchange().map(|x| format!(", callers' own tokens from {}", x.url())).unwrap_or_default();
+            format!("upstream {} ({} credential(s) configured{per_user})", u.base(), u.credentials().configured())
         }
         None => "native handlers".to_owned(),
     };
@@ -342,8 +401,8 @@ fn serve_command(
             issuer: issuer.clone(),
             audiences: list("auth-audience"),
             introspection: m.get_one::<String>("auth-introspection").cloned(),
-            client_id: std::env::var(format!("{}_AUTH_CLIENT_ID", server.env_prefix)).ok(),
-            client_secret: std::env::var(format!("{}_AUTH_CLIENT_SECRET", server.env_prefix)).ok(),
+            client_id: std::env::var(format!("{}_INTROSPECTION_CLIENT_ID", server.env_prefix)).ok(),
+            client_secret: std::env::var(format!("{}_INTROSPECTION_CLIENT_SECRET", server.env_prefix)).ok(),
         });
         // Without auth, anyone who reaches the port acts with the upstream credentials.
         if auth.is_none() && !addr.ip().is_loopback() {

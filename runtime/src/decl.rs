@@ -256,9 +256,20 @@ pub struct SchemeDecl {
 
 #[derive(Debug, Clone, Copy)]
 pub enum SchemeKind {
-    ApiKey { location: KeyLocation, name: &'static str },
+    ApiKey {
+        location: KeyLocation,
+        name: &'static str,
+    },
     Bearer,
     Basic,
+    /// OAuth 2 client credentials: the server fetches its own token at `token_url` (relative to
+    /// the upstream's origin when it is not absolute) with the client id and secret from the
+    /// environment, and refreshes it before it expires. A static token in the first variable
+    /// wins.
+    ClientCredentials {
+        token_url: &'static str,
+        scopes: &'static [&'static str],
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

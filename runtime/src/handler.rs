@@ -420,10 +420,10 @@ impl Handler {
         route: &'static ToolDecl,
         args: &Map<String, Value>,
         keyed: Option<&Keyed>,
-        caller: &str,
+        call: &CallInfo,
     ) -> Result<CallToolResult, ToolError> {
-        let result = self.send(entry, route, args, keyed).await?;
-        self.shape(entry, route, caller, result)
+        let result = self.send(entry, route, args, keyed, call.principal.as_ref()).await?;
+        self.shape(entry, route, &call.caller, result)
     }
 
     /// A result as sent: next-page handles minted, then checked against the outputSchema.
@@ -457,6 +457,7 @@ impl Handler {
         route: &'static ToolDecl,
         args: &Map<String, Value>,
         keyed: Option<&Keyed>,
+        principal: Option<&Principal>,
     ) -> Result<CallToolResult, ToolError> {
         match &self.0.mode {
             Some(Mode::Mock) => {
@@ -468,7 +469,7 @@ impl Handler {
             }
             Some(Mode::Upstream(upstream)) => {
                 let extra: Vec<(&str, String)> = keyed.and_then(|k| k.forward.clone()).into_iter().collect();
-                upstream.call(route, args, &extra).await
+                upstream.call(route, args, &extra, principal).await
             }
             // `Builder::build` refuses a crate with proxied tools and no mode.
             None => Err(ToolError::internal(format!("{} has no upstream configured", entry.decl.name))),
@@ -488,8 +489,7 @@ impl Handler {
         if entry.decl.native {
             return self.perform_native(entry, route, args, call, owned).await;
         }
-        let (result, code, retryable) =
-            settle(self.run(entry, route, &args, owned.map(|(_, k, _)| k), &call.caller).await);
+        let (result, code, retryable) = settle(self.run(entry, route, &args, owned.map(|(_, k, _)| k), call).await);
         if let Some((guard, keyed, owner)) = owned {
             guard.finish(keyed, owner, &result, retryable).await;
         }
@@ -699,6 +699,8 @@ fn error_code(result: &CallToolResult) -> Option<String> {
 struct CallInfo {
     request_id: String,
     caller: String,
+    /// The validated token's holder, when the server checks tokens.
+    principal: Option<Principal>,
 }
 
 /// `a b` or `a b | c`: the scope sets that would each do.
@@ -781,7 +783,7 @@ impl ServerHandler for Handler {
                 parts.and_then(|p| p.headers.get(http::header::AUTHORIZATION)).and_then(|v| v.to_str().ok()),
             ),
         };
-        let call = CallInfo { request_id: context.id.to_string(), caller };
+        let call = CallInfo { request_id: context.id.to_string(), caller, principal: principal.cloned() };
         let entry = &self.0.entries[i];
         let mut result = if let Some(t) = parts.and_then(|p| p.extensions.get::<Throttled>()) {
             ToolError::new(

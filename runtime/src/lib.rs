@@ -6,6 +6,7 @@ mod auth;
 mod cli;
 pub mod decl;
 pub mod error;
+pub mod grants;
 pub mod handle;
 mod handler;
 pub mod idempotency;

@@ -3,6 +3,7 @@
 //! with reqwest, and maps the answer onto the result contract: 2xx JSON → structuredContent plus
 //! the same JSON as text (T8); anything else → an error the model can act on (E4).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, HeaderValue, LINK, RETRY_AFTER};
@@ -12,6 +13,8 @@ use serde_json::{Map, Value, json};
 use crate::auth::{Credentials, Secret};
 use crate::decl::{Encoding, KeyLocation, Target, ToolDecl};
 use crate::error::{ToolError, codes};
+use crate::grants::Exchange;
+use crate::inbound::Principal;
 use crate::{link, params};
 
 /// Larger answers are refused rather than relayed into a model's context.
@@ -25,6 +28,8 @@ pub struct Upstream {
     /// Without a trailing slash.
     base: String,
     credentials: Credentials,
+    /// Each caller's own upstream token, exchanged for its inbound one.
+    exchange: Option<Arc<Exchange>>,
 }
 
 /// The request a tool call becomes, before it is sent (inspectable in tests).
@@ -48,7 +53,7 @@ impl Upstream {
         if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(format!("upstream URL `{base}` must start with http:// or https://"));
         }
-        Ok(Upstream { client, base, credentials })
+        Ok(Upstream { client, base, credentials, exchange: None })
     }
 
     pub fn base(&self) -> &str {
@@ -59,6 +64,40 @@ impl Upstream {
         &self.credentials
     }
 
+    /// Calls made for a caller with a validated token go with that caller's own upstream token,
+    /// obtained at `exchange`'s token endpoint, wherever the operation takes a bearer token.
+    pub fn with_exchange(mut self, exchange: Exchange) -> Self {
+        self.exchange = Some(Arc::new(exchange));
+        self
+    }
+
+    pub fn exchange(&self) -> Option<&Exchange> {
+        self.exchange.as_deref()
+    }
+
+    /// The secrets of the alternative chosen for `tool`, with the server's own OAuth tokens
+    /// fetched and, for a caller with a token, the caller's upstream token in the bearer slot.
+    async fn secrets(&self, tool: &ToolDecl, caller: Option<&Principal>) -> Result<Vec<Secret>, ToolError> {
+        let user = match (&self.exchange, caller) {
+            (Some(exchange), Some(p)) if self.credentials.has_bearer(tool.security) => {
+                Some(Secret::Bearer(exchange.token_for(&self.client, p).await?))
+            }
+            _ => None,
+        };
+        let chosen = match &user {
+            Some(u) => self.credentials.choose_for_user(tool.security, u),
+            None => self.credentials.choose(tool.security),
+        };
+        let mut out = Vec::new();
+        for secret in chosen.unwrap_or_default() {
+            out.push(match secret {
+                Secret::ClientCredentials(own) => Secret::Bearer(own.token(&self.client, &self.base).await?),
+                other => other.clone(),
+            });
+        }
+        Ok(out)
+    }
+
     /// Sends one call; `extra` headers go beside the ones the arguments make (a derived
     /// idempotency key).
     pub async fn call(
@@ -66,8 +105,10 @@ impl Upstream {
         tool: &ToolDecl,
         args: &Map<String, Value>,
         extra: &[(&str, String)],
+        caller: Option<&Principal>,
     ) -> Result<CallToolResult, ToolError> {
-        let secrets = self.credentials.choose(tool.security).unwrap_or_default();
+        let owned = self.secrets(tool, caller).await?;
+        let secrets: Vec<&Secret> = owned.iter().collect();
         // What a next link may not carry into a readable handle (Link-header tools only).
         let withheld = tool.link_cursor().map(|_| secret_parts(&secrets));
         let mut req = build(tool, args, &self.base, secrets)?;
@@ -263,6 +304,8 @@ pub fn build(
             }
             Secret::Bearer(token) => headers.push((AUTHORIZATION.as_str().to_owned(), format!("Bearer {token}"))),
             Secret::Basic(encoded) => headers.push((AUTHORIZATION.as_str().to_owned(), format!("Basic {encoded}"))),
+            // Fetched into a bearer token before the request is built.
+            Secret::ClientCredentials(_) => {}
         }
     }
     if !cookies.is_empty() {
@@ -427,6 +470,7 @@ fn secret_parts<'a>(secrets: &[&'a Secret]) -> (Vec<&'a str>, Vec<&'a str>) {
                 values.push(value.as_str());
             }
             Secret::Bearer(v) | Secret::Basic(v) => values.push(v.as_str()),
+            Secret::ClientCredentials(_) => {}
         }
     }
     (names, values)

@@ -163,13 +163,15 @@ struct ToolRow {
     effect: &'static str,
     /// The retry guarantee (R6).
     retry: String,
+    /// The OAuth scopes a caller's token needs (`a b`, alternatives `a b | c`), or empty.
+    scopes: String,
 }
 
 #[derive(Serialize)]
 struct SchemeRow {
     name: String,
-    env: Vec<String>,
-    what: String,
+    /// Each variable, with what it holds.
+    env: Vec<(String, String)>,
 }
 
 /// Pretty JSON with a final newline: the generated JSON reports and `mcp-gen catalog --losses`.
@@ -204,21 +206,30 @@ fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantC
                 (false, false) => "writes",
             },
             retry: crate::plan::retry::guarantee(t),
+            scopes: t.scopes.iter().map(|alt| alt.join(" ")).collect::<Vec<_>>().join(" | "),
         })
         .collect();
     let schemes: Vec<SchemeRow> = catalog
         .schemes
         .iter()
-        .map(|s| SchemeRow {
-            name: s.name.clone(),
-            env: s.env.clone(),
-            what: match &s.kind {
-                SchemeKind::ApiKey { location, name } => format!("API key, sent as {} `{name}`", location.as_str()),
-                SchemeKind::Bearer => "bearer token".to_owned(),
-                SchemeKind::Basic => "basic-auth username / password".to_owned(),
-                SchemeKind::OAuth2 => "OAuth 2 access token (sent as a bearer token)".to_owned(),
-                SchemeKind::OpenIdConnect => "OpenID Connect access token (sent as a bearer token)".to_owned(),
-            },
+        .map(|s| {
+            let what = |i: usize| -> String {
+                match &s.kind {
+                    SchemeKind::ApiKey { location, name } => format!("API key, sent as {} `{name}`", location.as_str()),
+                    SchemeKind::Bearer => "bearer token".to_owned(),
+                    SchemeKind::Basic if i == 0 => "basic-auth username".to_owned(),
+                    SchemeKind::Basic => "basic-auth password".to_owned(),
+                    SchemeKind::OAuth2 { client_credentials: Some(flow) } => match i {
+                        0 => "a fixed OAuth 2 access token (instead of client credentials)".to_owned(),
+                        1 => format!("OAuth 2 client id: the server fetches its token from `{}` (client credentials) and renews it before it expires", flow.token_url),
+                        2 => "OAuth 2 client secret".to_owned(),
+                        _ => format!("token endpoint to use instead of `{}`", flow.token_url),
+                    },
+                    SchemeKind::OAuth2 { client_credentials: None } => "OAuth 2 access token (sent as a bearer token)".to_owned(),
+                    SchemeKind::OpenIdConnect => "OpenID Connect access token (sent as a bearer token)".to_owned(),
+                }
+            };
+            SchemeRow { name: s.name.clone(), env: s.env.iter().enumerate().map(|(i, e)| (e.clone(), what(i))).collect() }
         })
         .collect();
     let (runtime_path, runtime_version) = match &settings.runtime {

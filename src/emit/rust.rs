@@ -339,7 +339,12 @@ fn scheme(s: &Scheme) -> TokenStream {
         }
         SchemeKind::Basic => quote!(SchemeKind::Basic),
         // OAuth 2 and OpenID Connect tokens are obtained outside and sent as bearer tokens.
-        SchemeKind::Bearer | SchemeKind::OAuth2 | SchemeKind::OpenIdConnect => quote!(SchemeKind::Bearer),
+        SchemeKind::OAuth2 { client_credentials: Some(flow) } => {
+            let url = lit(&flow.token_url);
+            let scopes = flow.scopes.iter().map(|s| lit(s));
+            quote!(SchemeKind::ClientCredentials { token_url: #url, scopes: &[#(#scopes),*] })
+        }
+        SchemeKind::Bearer | SchemeKind::OAuth2 { .. } | SchemeKind::OpenIdConnect => quote!(SchemeKind::Bearer),
     };
     let env = s.env.iter().map(|e| lit(e));
     quote!(SchemeDecl { name: #name, kind: #kind, env: &[#(#env),*] })

@@ -1217,9 +1217,46 @@ fn as_base64(schema: &Value, media_type: Option<&str>) -> Value {
     }
 }
 
+/// The generated server's own environment variables, after its prefix (see the runtime's `cli`).
+const SERVER_VARIABLES: &[&str] = &[
+    "HTTP",
+    "STDIO",
+    "UPSTREAM_URL",
+    "MOCK",
+    "NO_ANSWER_CHECK",
+    "BASE_PATH",
+    "TIMEOUT_MS",
+    "STORE",
+    "WAIT_MS",
+    "ALLOWED_HOSTS",
+    "ALLOWED_ORIGINS",
+    "MAX_PROTOCOL",
+    "VARIANTS",
+    "HANDLE_KEY",
+    "LOG",
+    "PUBLIC_URL",
+    "AUTH_ISSUER",
+    "AUTH_AUDIENCE",
+    "AUTH_INTROSPECTION",
+    "INTROSPECTION_CLIENT_ID",
+    "INTROSPECTION_CLIENT_SECRET",
+    "INSECURE_NO_AUTH",
+    "RATE_LIMIT",
+    "RATE_BURST",
+    "MAX_IN_FLIGHT",
+    "MAX_BODY_BYTES",
+    "UPSTREAM_TOKEN_EXCHANGE",
+    "UPSTREAM_EXCHANGE_GRANT",
+    "UPSTREAM_EXCHANGE_AUDIENCE",
+    "UPSTREAM_EXCHANGE_SCOPE",
+    "EXCHANGE_CLIENT_ID",
+    "EXCHANGE_CLIENT_SECRET",
+];
+
 fn schemes(api: &Api, prefix: &str, used: &BTreeSet<&str>, report: &mut Report) -> Vec<Scheme> {
     let mut out = Vec::new();
-    let mut env_taken = BTreeSet::new();
+    // The server's own variables (`serve` flags, keys) are not a scheme's to take.
+    let mut env_taken: BTreeSet<String> = SERVER_VARIABLES.iter().map(|v| format!("{prefix}_{v}")).collect();
     for name in used {
         let Some(s) = api.schemes.get(*name) else {
             report.push(
@@ -1240,7 +1277,17 @@ fn schemes(api: &Api, prefix: &str, used: &BTreeSet<&str>, report: &mut Report) 
             SchemeKind::ApiKey { .. } => {
                 vec![if base.ends_with("_KEY") || base.ends_with("_TOKEN") { base.clone() } else { with("_KEY") }]
             }
-            SchemeKind::Bearer | SchemeKind::OAuth2 | SchemeKind::OpenIdConnect => vec![with("_TOKEN")],
+            // A static token, or the client's id and secret (and where to send them, when the
+            // spec's token URL is not the one to use).
+            SchemeKind::OAuth2 { client_credentials: Some(_) } => {
+                vec![
+                    with("_TOKEN"),
+                    format!("{base}_CLIENT_ID"),
+                    format!("{base}_CLIENT_SECRET"),
+                    format!("{base}_TOKEN_URL"),
+                ]
+            }
+            SchemeKind::Bearer | SchemeKind::OAuth2 { .. } | SchemeKind::OpenIdConnect => vec![with("_TOKEN")],
             SchemeKind::Basic => vec![format!("{base}_USERNAME"), format!("{base}_PASSWORD")],
         };
         for e in &mut env {

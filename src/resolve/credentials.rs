@@ -181,7 +181,11 @@ mod tests {
         schemes.insert("apiKey".to_owned(), header_key("apiKey", "X-API-Key"));
         schemes.insert(
             "slackAuth".to_owned(),
-            SecurityScheme { name: "slackAuth".to_owned(), kind: SchemeKind::OAuth2, description: None },
+            SecurityScheme {
+                name: "slackAuth".to_owned(),
+                kind: SchemeKind::OAuth2 { client_credentials: None },
+                description: None,
+            },
         );
         let oauth = vec![vec!["slackAuth".to_owned()]];
         let mut ops = vec![

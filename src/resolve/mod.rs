@@ -248,11 +248,24 @@ impl Operation {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SchemeKind {
-    ApiKey { location: ParamLocation, name: String },
+    ApiKey {
+        location: ParamLocation,
+        name: String,
+    },
     Bearer,
     Basic,
-    OAuth2,
+    /// `client_credentials`: the flow's token URL and scopes, when the scheme declares one (the
+    /// server then fetches its own tokens).
+    OAuth2 {
+        client_credentials: Option<ClientCredentialsFlow>,
+    },
     OpenIdConnect,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientCredentialsFlow {
+    pub token_url: String,
+    pub scopes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -334,7 +347,7 @@ impl<'d> Resolver<'d, '_> {
         let mut schemes = self.schemes();
         self.oauth = schemes
             .values()
-            .filter(|s| matches!(s.kind, SchemeKind::OAuth2 | SchemeKind::OpenIdConnect))
+            .filter(|s| matches!(s.kind, SchemeKind::OAuth2 { .. } | SchemeKind::OpenIdConnect))
             .map(|s| s.name.clone())
             .collect();
         let global_security = self.security(root.get("security"), "/security");
@@ -497,7 +510,19 @@ impl<'d> Resolver<'d, '_> {
                         continue;
                     }
                 },
-                Some("oauth2") => SchemeKind::OAuth2,
+                Some("oauth2") => {
+                    let flow = scheme.pointer("/flows/clientCredentials");
+                    let client_credentials =
+                        flow.and_then(|f| str_at(f, "tokenUrl")).map(|url| ClientCredentialsFlow {
+                            token_url: url.to_owned(),
+                            scopes: flow
+                                .and_then(|f| f.get("scopes"))
+                                .and_then(Value::as_object)
+                                .map(|m| m.keys().cloned().collect())
+                                .unwrap_or_default(),
+                        });
+                    SchemeKind::OAuth2 { client_credentials }
+                }
                 Some("openIdConnect") => SchemeKind::OpenIdConnect,
                 other => {
                     self.report.push(

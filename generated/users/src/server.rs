@@ -17,9 +17,17 @@ pub static SERVER: ServerDecl = ServerDecl {
     tools: crate::tools::ALL,
     schemes: &[
         SchemeDecl {
-            name: "bearer",
-            kind: SchemeKind::Bearer,
-            env: &["USERS_BEARER_TOKEN"],
+            name: "oauth",
+            kind: SchemeKind::ClientCredentials {
+                token_url: "/oauth/token",
+                scopes: &["users:read", "users:write"],
+            },
+            env: &[
+                "USERS_OAUTH_TOKEN",
+                "USERS_OAUTH_CLIENT_ID",
+                "USERS_OAUTH_CLIENT_SECRET",
+                "USERS_OAUTH_TOKEN_URL",
+            ],
         },
     ],
     toolsets: &[],

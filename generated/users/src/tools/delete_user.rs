@@ -36,8 +36,8 @@ pub const TOOL: ToolDecl = ToolDecl {
         encoding: Encoding::Json,
     }),
     rest_to_body: false,
-    security: &[&["bearer"]],
-    scopes: &[],
+    security: &[&["oauth"]],
+    scopes: &[&["users:write"]],
     list_tool: None,
     idempotency: Some(KeyDecl {
         source: KeySource::Caller {
