@@ -1,7 +1,7 @@
 //! Next-page handles (CONTRACT H1–H5): the upstream's cursor never reaches the model as it is.
 //! The server hands out `h1_…` instead, an opaque, versioned, size-capped token signed with
-//! HMAC-SHA256 that binds the cursor to the tool, the caller (a digest of its `Authorization`)
-//! and an expiry. A handle comes back as the tool's cursor argument and is opened again: one the
+//! HMAC-SHA256 that binds the cursor to the tool, the caller (a digest of its identity) and an
+//! expiry. A handle comes back as the tool's cursor argument and is opened again: one the
 //! server did not sign, or signed for another tool or caller, is refused without saying which (a
 //! handle is not authority, H4); an expired one is `handle_expired` with a way to start over (H3).
 //! Handles live in no store: replicas that share the key (`<PREFIX>_HANDLE_KEY`) open each
@@ -73,9 +73,17 @@ pub struct Opened {
     pub cursor: Value,
 }
 
+/// What a handle says of its caller: a digest. Handles are signed, not encrypted: their holder
+/// can read them, and the only other thing in them is the upstream's own cursor, which carries
+/// no credential (a next link's credentials are withheld, H2). The caller's identity (a token's
+/// issuer and subject) is not the holder's to read in a value that may end up in a transcript.
+fn bound_caller(caller: &str) -> String {
+    crate::idempotency::digest(caller)[..32].to_owned()
+}
+
 /// Signs `cursor` for `tool` and `caller`, valid until `expires_ms`.
 pub fn mint(key: &HandleKey, tool: &str, caller: &str, expires_ms: u64, cursor: &Value) -> Result<String, ToolError> {
-    let payload = json!({"t": tool, "c": caller, "e": expires_ms / 1000, "v": cursor}).to_string();
+    let payload = json!({"t": tool, "c": bound_caller(caller), "e": expires_ms / 1000, "v": cursor}).to_string();
     let tag = key.tag(payload.as_bytes());
     let handle = format!("{PREFIX}{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag));
     if handle.len() > MAX_LEN {
@@ -116,7 +124,8 @@ pub fn open(
     }
     let fields: Map<String, Value> = serde_json::from_slice(&payload).map_err(|_| refused())?;
     // Another tool's or another caller's handle reads exactly like a forged one (H4).
-    if fields.get("t").and_then(Value::as_str) != Some(tool) || fields.get("c").and_then(Value::as_str) != Some(caller)
+    if fields.get("t").and_then(Value::as_str) != Some(tool)
+        || fields.get("c").and_then(Value::as_str) != Some(bound_caller(caller).as_str())
     {
         return Err(refused());
     }

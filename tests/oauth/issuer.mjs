@@ -6,18 +6,32 @@
 //
 // Token requests may carry `aud` (any grant) and `exp_in` / `nbf_in` (seconds from now), so the
 // tests can obtain tokens for another audience, expired ones and not-yet-valid ones from the
-// issuer itself. `/introspect` answers for tokens this process issued (active until they expire).
+// issuer itself. As an authorization server that honours RFC 8707 does, a `resource` indicator
+// becomes the token's audience, and an authorization code grants the scopes that were asked at
+// /authorize (the package grants "dummy" otherwise). `/introspect` answers for tokens this
+// process issued (active until they expire).
 import { createPublicKey } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 
 const server = new OAuth2Server();
 const key = await server.issuer.keys.generate('RS256');
 const issued = new Map();
+const scopeOfCode = new Map();
+
+server.service.on('beforeAuthorizeRedirect', (redirect, req) => {
+  const code = redirect.url.searchParams.get('code');
+  if (code && typeof req.query?.scope === 'string') scopeOfCode.set(code, req.query.scope);
+});
 
 server.service.on('beforeTokenSigning', (token, req) => {
   const body = req.body ?? {};
   const now = Math.floor(Date.now() / 1000);
   if (body.aud !== undefined) token.payload.aud = body.aud;
+  else if (body.resource !== undefined) token.payload.aud = body.resource;
+  if (body.grant_type === 'authorization_code' && scopeOfCode.has(body.code)) {
+    token.payload.scope = scopeOfCode.get(body.code);
+    scopeOfCode.delete(body.code);
+  }
   if (body.exp_in !== undefined) token.payload.exp = now + Number(body.exp_in);
   if (body.nbf_in !== undefined) token.payload.nbf = now + Number(body.nbf_in);
 });
