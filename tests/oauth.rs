@@ -550,6 +550,12 @@ async fn a_handle_is_bound_to_the_token_holder() {
 /// npm `oidc-provider` with the RFC 8693 grant registered (`tests/oauth/exchange.mjs`),
 /// exchanging tokens of `subject_issuer`; its token endpoint.
 fn start_exchange(subject_issuer: &Issuer) -> (Child, String) {
+    let (child, info) = start_provider(subject_issuer);
+    (child, info["token_endpoint"].as_str().unwrap().to_owned())
+}
+
+/// `tests/oauth/exchange.mjs` running, and what it announced (issuer, endpoints).
+fn start_provider(subject_issuer: &Issuer) -> (Child, Value) {
     npm_ci();
     let mut child = Command::new("node")
         .arg(support::repo().join("tests/oauth/exchange.mjs"))
@@ -562,7 +568,46 @@ fn start_exchange(subject_issuer: &Issuer) -> (Child, String) {
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("exchange server said {line:?}: {e}"));
-    (child, info["token_endpoint"].as_str().unwrap().to_owned())
+    (child, info)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn opaque_tokens_are_introspected_at_a_real_authorization_server() {
+    let issuer = start_issuer();
+    let (mut provider, info) = start_provider(&issuer);
+    let (oidc, introspection) = (info["issuer"].as_str().unwrap(), info["introspection_endpoint"].as_str().unwrap());
+    let upstream = Upstream::start();
+    let server = support::serve_http(
+        &support::binary("petstore-mcp"),
+        &["--auth-issuer", oidc, "--auth-introspection", introspection, "--upstream", &upstream.url],
+        &[
+            ("PETSTORE_API_KEY", API_KEY),
+            ("PETSTORE_INTROSPECTION_CLIENT_ID", "mcp-server"),
+            ("PETSTORE_INTROSPECTION_CLIENT_SECRET", "exchange-secret"),
+        ],
+    );
+    // The agent's own opaque token, by client credentials.
+    let answer: Value = http()
+        .post(info["token_endpoint"].as_str().unwrap())
+        .basic_auth("agent", Some("agent-secret"))
+        .form(&[("grant_type", "client_credentials"), ("scope", "read:pets")])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let opaque = answer["access_token"].as_str().unwrap();
+    assert_eq!(opaque.split('.').count(), 1, "expected an opaque token: {opaque}");
+    let names = tool_names(&server.url, opaque).await;
+    assert!(names.iter().any(|n| n == "find_pets") && !names.iter().any(|n| n == "add_pet"), "{names:?}");
+    let reply = call(&server.url, opaque, "find_pets", json!({"status": "available"})).await;
+    assert_ne!(reply.result()["isError"], true, "{}", reply.body);
+    let reply = call(&server.url, "not-a-token-the-server-issued", "find_pets", json!({"status": "available"})).await;
+    assert_eq!(reply.status, 401);
+    assert!(reply.challenge().contains("invalid_token"), "{}", reply.challenge());
+    let _ = provider.kill();
+    let _ = provider.wait();
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -608,4 +653,136 @@ async fn rfc_8693_token_exchange_at_a_real_oidc_server() {
     assert_eq!(seen.lock().unwrap().len(), 1);
     let _ = provider.kill();
     let _ = provider.wait();
+}
+
+#[test]
+fn a_non_loopback_address_needs_auth_or_an_explicit_opt_out() {
+    let binary = support::binary("petstore-mcp");
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(&binary)
+        .args(["serve", "--mock", "--http", "0.0.0.0:0"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--auth-issuer") && err.contains("--insecure-no-auth"), "{err}");
+
+    let mut server = support::spawn_server(
+        &binary,
+        &["serve", "--mock", "--http", "0.0.0.0:0", "--insecure-no-auth"],
+        &[],
+        "tool(s) on http://",
+    );
+    assert!(server.log.lock().unwrap().contains("WARNING: serving 0.0.0.0:0 without authentication"));
+    alive(&mut server);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_beyond_the_concurrency_limit_get_503() {
+    use axum::routing::get;
+    // An upstream that takes its time, so requests pile up in the server.
+    let app = axum::Router::new().route(
+        "/api/v3/store/inventory",
+        get(|| async {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            axum::Json(json!({"available": 1}))
+        }),
+    );
+    let upstream = format!("http://{}/api/v3", support::serve_upstream(app));
+    let server = support::serve_http(
+        &support::binary("petstore-mcp"),
+        &["--upstream", &upstream, "--max-in-flight", "2"],
+        &[("PETSTORE_API_KEY", API_KEY)],
+    );
+    let calls: Vec<_> = (0..8)
+        .map(|_| {
+            let url = server.url.clone();
+            tokio::spawn(async move {
+                rpc(&url, "tools/call", json!({"name": "get_inventory", "arguments": {}}), &[]).await
+            })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for c in calls {
+        let reply = c.await.unwrap();
+        if reply.status == 503 {
+            assert_eq!(reply.headers.get("retry-after").and_then(|v| v.to_str().ok()), Some("1"));
+        }
+        statuses.push(reply.status);
+    }
+    statuses.sort_unstable();
+    let served = statuses.iter().filter(|s| **s == 200).count();
+    assert!((2..8).contains(&served) && statuses.iter().all(|s| *s == 200 || *s == 503), "{statuses:?}");
+}
+
+/// MUST-SHOW 1: the official Python SDK, with its own OAuth client (`OAuthClientProvider`):
+/// without a token it gets the 401 and the metadata; its auth flow discovers the authorization
+/// server from them, authorizes with PKCE and the resource indicator, and retries; the token's
+/// scopes choose the tools it sees; a call beyond them is a 403 the SDK steps up from.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_authorizes_itself_and_sees_what_its_scopes_allow() {
+    let issuer = start_issuer();
+    let upstream = Upstream::start();
+    let server = petstore(&issuer, &upstream, &[]);
+    let out = tokio::task::spawn_blocking({
+        let url = server.url.clone();
+        move || {
+            Command::new(support::python())
+                .arg(support::repo().join("tests/python/oauth_client.py"))
+                .args(["--url", &url, "--scope", "read:pets"])
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let seen: Value = serde_json::from_str(&stdout).unwrap();
+    let dump = || serde_json::to_string_pretty(&seen).unwrap();
+
+    // No token: the 401 and the metadata it points to.
+    assert_eq!(seen["no_token"]["status"], 401, "{}", dump());
+    let origin = server.url.trim_end_matches("/mcp/v1");
+    assert_eq!(
+        seen["no_token"]["challenge"]["resource_metadata"],
+        format!("{origin}/.well-known/oauth-protected-resource/mcp/v1"),
+        "{}",
+        dump()
+    );
+    assert_eq!(seen["metadata"]["document"]["resource"], server.url.as_str());
+    assert_eq!(seen["metadata"]["document"]["authorization_servers"], json!([issuer.url]));
+
+    // The SDK's flow: challenge → resource metadata → issuer metadata → authorize → token → retry.
+    let flow: Vec<String> = seen["flow"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{} {} {}", r["method"].as_str().unwrap_or(""), r["url"].as_str().unwrap_or(""), r["status"]))
+        .collect();
+    let at = |needle: &str| {
+        flow.iter().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("no {needle} in {flow:#?}"))
+    };
+    assert!(at("401") < at("oauth-protected-resource/mcp/v1 200"), "{flow:#?}");
+    assert!(at("oauth-protected-resource/mcp/v1 200") < at("openid-configuration 200"), "{flow:#?}");
+    assert!(at("openid-configuration 200") < at("/authorize") && at("/authorize") < at("/token 200"), "{flow:#?}");
+    assert_eq!(seen["claims"]["aud"], server.url.as_str(), "the resource indicator is the audience");
+    assert_eq!(seen["claims"]["scope"], "read:pets");
+
+    // Its scopes choose what it sees and calls.
+    let tools: Vec<&str> = seen["tools"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(tools.contains(&"find_pets") && tools.contains(&"get_inventory"), "{tools:?}");
+    assert!(!tools.contains(&"add_pet") && !tools.contains(&"delete_pet"), "{tools:?}");
+    assert_eq!(seen["tools_cache"]["cache_scope"], "private", "a list chosen by scopes is not shared");
+    assert_eq!(seen["find_pets"]["is_error"], false, "{}", dump());
+    assert_eq!(seen["get_inventory"]["is_error"], false, "{}", dump());
+
+    // Beyond them: 403 insufficient_scope, from which the SDK steps up and retries.
+    let add = &seen["add_pet"];
+    assert_eq!(add["statuses"][0], 403, "{}", dump());
+    assert_eq!(add["step_up"], true, "{}", dump());
+    assert_eq!(add["reauthorizations"][0]["scope_asked"], "read:pets write:pets", "{}", dump());
+    assert_eq!(add["result"]["is_error"], false, "{}", dump());
+    eprintln!("python SDK OAuth flow:\n{}", flow.join("\n"));
 }

@@ -758,7 +758,9 @@ impl ServerHandler for Handler {
         let tools = if modern { visible.collect() } else { visible.map(crate::legacy::wrap_tool).collect() };
         let mut result = ListToolsResult::with_all_items(tools);
         if modern {
-            result = result.with_ttl_ms(CATALOG_TTL_MS).with_cache_scope(CacheScope::Public);
+            // A list chosen by the caller's scopes is that caller's alone.
+            let scope = if principal.is_some() { CacheScope::Private } else { CacheScope::Public };
+            result = result.with_ttl_ms(CATALOG_TTL_MS).with_cache_scope(scope);
             result.meta = Some(self.0.meta.clone());
         }
         Ok(result)

@@ -11,6 +11,10 @@
 // need an account, a grant and a resource server just to get `act` into a JWT, and its claim set
 // is not ours to choose. oidc-provider still does everything around it: client authentication,
 // parameter parsing, grant-type checks and the OAuth error responses.
+//
+// It is also a plain authorization server for callers with opaque tokens: client `agent`
+// (`agent-secret`) gets them by client credentials, and RFC 7662 introspection (for confidential
+// clients such as `mcp-server`) says what they grant.
 import { createServer } from 'node:http';
 import { Provider, errors } from 'oidc-provider';
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
@@ -43,8 +47,21 @@ const issuer = `http://127.0.0.1:${server.address().port}`;
 const provider = new Provider(issuer, {
   jwks: { keys: [privateJwk] },
   cookies: { keys: ['exchange-test-cookie-key'] },
-  features: { devInteractions: { enabled: false } },
+  features: {
+    devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    introspection: { enabled: true },
+  },
+  scopes: ['openid', 'read:pets', 'write:pets'],
   clients: [{
+    client_id: 'agent',
+    client_secret: 'agent-secret',
+    token_endpoint_auth_method: 'client_secret_basic',
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    scope: 'read:pets write:pets',
+  }, {
     client_id: CLIENT_ID,
     client_secret: 'exchange-secret',
     token_endpoint_auth_method: 'client_secret_basic',
@@ -108,7 +125,12 @@ provider.registerGrantType(TOKEN_EXCHANGE, async (ctx) => {
 
 server.on('request', provider.callback());
 
-const ready = { issuer, token_endpoint: provider.urlFor('token'), jwks_uri: provider.urlFor('jwks') };
+const ready = {
+  issuer,
+  token_endpoint: provider.urlFor('token'),
+  jwks_uri: provider.urlFor('jwks'),
+  introspection_endpoint: provider.urlFor('introspection'),
+};
 process.stdout.write(JSON.stringify(ready) + '\n');
 process.on('SIGTERM', () => {
   server.close(() => process.exit(0));

@@ -40,6 +40,8 @@ server.service.on('beforeResponse', (response) => {
   if (typeof token === 'string') {
     const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     issued.set(token, payload);
+    // The response says the scope the token grants (the package would say "dummy").
+    if (payload.scope !== undefined) response.body.scope = payload.scope;
   }
 });
 server.service.on('beforeIntrospect', (response, req) => {

@@ -166,7 +166,7 @@ async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> Respo
     if !gate.endpoints.contains(&path) {
         return next.run(req).await;
     }
-    let Some(_permit) = gate.limits.enter() else {
+    let Some(permit) = gate.limits.enter() else {
         return plain(
             StatusCode::SERVICE_UNAVAILABLE,
             "the server is at its concurrency limit; retry shortly",
@@ -238,7 +238,15 @@ async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> Respo
     if let Some(p) = principal {
         parts.extensions.insert(p);
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    // rmcp answers with a body it fills once the call is done: the request holds its place
+    // among those in flight until that body has been sent (or dropped).
+    response.map(|body| {
+        Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
+            let _in_flight = &permit;
+            frame
+        }))
+    })
 }
 
 /// The whole body, or 413 past the limit.
