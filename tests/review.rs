@@ -389,7 +389,12 @@ paths:
         env,
         [
             ("api_key", &["CHAT_API_KEY".to_owned()][..]),
-            ("chatAuth", &["CHAT_AUTH_TOKEN".to_owned()][..]),
+            // A client-credentials flow: a fixed token, or the client's id and secret.
+            (
+                "chatAuth",
+                &["CHAT_AUTH_TOKEN", "CHAT_AUTH_CLIENT_ID", "CHAT_AUTH_CLIENT_SECRET", "CHAT_AUTH_TOKEN_URL"]
+                    .map(str::to_owned)[..]
+            ),
             ("token", &["CHAT_TOKEN".to_owned()][..])
         ]
     );
