@@ -222,6 +222,9 @@ pub struct ToolOverlay {
     /// OAuth scopes a caller's token must hold to see and call the tool, replacing those the
     /// spec's security requirements name; `[]` opens the tool to any authenticated caller.
     pub scopes: Option<Vec<String>>,
+    /// A rule that approves calls by itself (CONTRACT R8, `approver: auto`): a CEL expression
+    /// over the tool's arguments; a call it does not approve waits for a person.
+    pub approval: Option<ApprovalRule>,
     /// Lint codes accepted for this tool (e.g. `I5-ids-and-units` for an upstream's numeric
     /// ids), so a known, reviewed finding does not hide new ones.
     #[serde(default)]
@@ -261,6 +264,24 @@ pub struct Effects {
     pub idempotency: Option<Idempotency>,
     /// The effect reaches beyond the API's own data (mail, payments to third parties).
     pub open_world: Option<bool>,
+}
+
+/// `approval: {auto_if: "amount <= 10000 && currency == 'USD'", else: human}`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalRule {
+    /// A CEL expression over the tool's arguments (by name); true approves the call.
+    pub auto_if: String,
+    /// Who approves a call the rule does not: a person (the only choice).
+    #[serde(rename = "else", default)]
+    pub otherwise: Option<ElseApprover>,
+}
+
+/// Who approves what a rule does not.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ElseApprover {
+    Human,
 }
 
 /// Who approves a side effect (CONTRACT R8, R9). Approval is never a model decision.

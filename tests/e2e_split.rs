@@ -7,6 +7,7 @@
 
 mod support;
 
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use axum::Json;
@@ -72,13 +73,22 @@ async fn split_tools_send_their_fixed_value_and_toolsets_have_their_own_endpoint
 
     let id = "wd_0123456789abcdef";
     let args = |v: Value| v.as_object().cloned().unwrap();
-    let r = review
-        .call_tool(
+    // Sending money cannot be undone: the first call is a plan a person approves (R8).
+    let call = || {
+        review.call_tool(
             CallToolRequestParams::new("approve_withdrawal")
                 .with_arguments(args(json!({"id": id, "idempotency_key": "approve-1"}))),
         )
-        .await
+    };
+    let planned = support::error_body(&call().await.unwrap());
+    assert_eq!(planned["code"], "awaiting_approval");
+    let approved = Command::new(support::binary("withdrawals-mcp"))
+        .args(["approvals", "approve", planned["plan"]["id"].as_str().unwrap(), "--store"])
+        .arg(format!("sqlite://{}", server.dir.path().join("withdrawals-mcp.db").display()))
+        .status()
         .unwrap();
+    assert!(approved.success());
+    let r = call().await.unwrap();
     assert_ne!(r.is_error, Some(true), "{r:?}");
     // A retry of the same intent is answered from the store: the money is sent once.
     let again = review

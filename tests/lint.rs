@@ -40,7 +40,7 @@ fn every_rule_catches_its_planted_pattern_and_only_that() {
         .collect();
     codes.sort();
     let required =
-        ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "D1", "D2", "D3", "D4", "I4", "I5", "I6", "R7", "R9", "E5"];
+        ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "D1", "D2", "D3", "D4", "I4", "I5", "I6", "R7", "R8", "R9", "E5"];
     for id in required {
         assert!(codes.iter().any(|c| c.starts_with(&format!("{id}-"))), "no lint fixture for {id}");
     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
+use crate::approval::{DecideError, Decision, Plan, Plans, Status};
 use crate::auth::Credentials;
 use crate::decl::ServerDecl;
 use crate::grants::{Client, Exchange, Grant};
@@ -188,6 +189,14 @@ fn command(server: &'static ServerDecl) -> Command {
                 .help("Scopes to ask the exchanged token for, space-separated"),
         )
         .arg(
+            Arg::new("plan-ttl")
+                .long("plan-ttl")
+                .value_name("SECS")
+                .env(env("PLAN_TTL"))
+                .value_parser(clap::value_parser!(u64).range(1..))
+                .help("How long a plan of an irreversible call waits for approval (default: 86400)"),
+        )
+        .arg(
             Arg::new("insecure-no-auth")
                 .long("insecure-no-auth")
                 .action(ArgAction::SetTrue)
@@ -235,6 +244,133 @@ fn command(server: &'static ServerDecl) -> Command {
         .subcommand_required(true)
         .subcommand(serve)
         .subcommand(Command::new("tools").about("Print the catalog served on tools/list (tools.json)"))
+        .subcommand(approvals_command(server))
+}
+
+fn approvals_command(server: &'static ServerDecl) -> Command {
+    let env = |name: &str| format!("{}_{name}", server.env_prefix);
+    let id = || Arg::new("id").value_name("ID").required(true).help("The plan's id (plan_…)");
+    let json = || Arg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON");
+    let reason =
+        || Arg::new("reason").long("reason").value_name("TEXT").help("Why: kept with the plan, and told to the agent");
+    Command::new("approvals")
+        .about("Plans of irreversible calls that wait for a person: list, show, approve, reject")
+        .subcommand_required(true)
+        .arg(
+            Arg::new("store")
+                .long("store")
+                .value_name("URL")
+                .env(env("STORE"))
+                .default_value(format!("sqlite://{}.db", server.crate_name))
+                .global(true)
+                .help("The server's store: sqlite://FILE or postgres://…"),
+        )
+        .subcommand(
+            Command::new("list")
+                .about("Every plan, newest first")
+                .arg(Arg::new("status").long("status").value_name("STATUS").value_parser([
+                    "awaiting_approval",
+                    "approved",
+                    "rejected",
+                    "expired",
+                    "applied",
+                ]))
+                .arg(json()),
+        )
+        .subcommand(Command::new("show").about("One plan").arg(id()).arg(json()))
+        .subcommand(
+            Command::new("approve")
+                .about("Approve a plan: the agent's next call with the same key carries it out")
+                .arg(id())
+                .arg(reason())
+                .arg(json()),
+        )
+        .subcommand(
+            Command::new("reject")
+                .about("Reject a plan: the agent is told it will not be done")
+                .arg(id())
+                .arg(reason())
+                .arg(json()),
+        )
+}
+
+fn print_plan(plan: &Plan, json: bool) {
+    if json {
+        println!("{}", serde_json::to_string_pretty(plan).unwrap_or_default());
+    } else {
+        println!("{}  {}  {}  {}", plan.id, plan.status.as_str(), plan.caller, plan.summary);
+    }
+}
+
+/// `approvals …`: the operator's side of plan / approve / apply, on the server's store.
+fn approvals(server: &'static ServerDecl, m: &ArgMatches) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
+    };
+    let url = m.get_one::<String>("store").cloned().unwrap_or_else(|| format!("sqlite://{}.db", server.crate_name));
+    runtime.block_on(async move {
+        let plans = match store::open(&url).await {
+            Ok(s) => Plans::new(s),
+            Err(e) => return fail(&format!("--store: {e}")),
+        };
+        let now = store::now_ms();
+        let Some((sub, sm)) = m.subcommand() else { return ExitCode::from(2) };
+        let as_json = sm.get_flag("json");
+        let id = sm.try_get_one::<String>("id").ok().flatten().cloned().unwrap_or_default();
+        let decided = |decision| {
+            let plans = plans.clone();
+            let id = id.clone();
+            let reason = sm.get_one::<String>("reason").cloned();
+            async move {
+                let by = format!("cli:{}", std::env::var("USER").unwrap_or_else(|_| "operator".to_owned()));
+                match plans.decide(&id, decision, &by, reason.as_deref(), now).await {
+                    Ok(plan) => {
+                        print_plan(&plan, as_json);
+                        ExitCode::SUCCESS
+                    }
+                    Err(e @ (DecideError::NotFound(_) | DecideError::Settled { .. })) => {
+                        eprintln!("error: {e}");
+                        ExitCode::FAILURE
+                    }
+                    Err(DecideError::Store(e)) => fail(&e.to_string()),
+                }
+            }
+        };
+        match sub {
+            "list" => {
+                let status = sm.get_one::<String>("status").and_then(|s| Status::parse(s));
+                match plans.list(status, now).await {
+                    Ok(list) if as_json => {
+                        println!(
+                            "{}",
+                            serde_json::to_string_pretty(&serde_json::json!({"plans": list})).unwrap_or_default()
+                        );
+                        ExitCode::SUCCESS
+                    }
+                    Ok(list) => {
+                        list.iter().for_each(|p| print_plan(p, false));
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e.to_string()),
+                }
+            }
+            "show" => match plans.get(&id, now).await {
+                Ok(Some(plan)) => {
+                    print_plan(&plan, as_json);
+                    ExitCode::SUCCESS
+                }
+                Ok(None) => {
+                    eprintln!("error: no plan `{id}`");
+                    ExitCode::FAILURE
+                }
+                Err(e) => fail(&e.to_string()),
+            },
+            "approve" => decided(Decision::Approve).await,
+            "reject" => decided(Decision::Reject).await,
+            _ => ExitCode::from(2),
+        }
+    })
 }
 
 pub fn main(server: &'static ServerDecl, native: Option<std::sync::Arc<dyn Dispatch>>) -> ExitCode {
@@ -245,6 +381,7 @@ pub fn main(server: &'static ServerDecl, native: Option<std::sync::Arc<dyn Dispa
             ExitCode::SUCCESS
         }
         Some(("serve", m)) => serve_command(server, native, m),
+        Some(("approvals", m)) => approvals(server, m),
         _ => ExitCode::from(2),
     }
 }
@@ -331,6 +468,9 @@ fn serve_command(
             server.crate_name
         ),
         Err(_) => {}
+    }
+    if let Some(secs) = m.get_one::<u64>("plan-ttl") {
+        handler = handler.plan_ttl(Duration::from_secs(*secs));
     }
     if m.get_flag("no-answer-check") {
         handler = handler.answer_check(false);
@@ -428,8 +568,14 @@ fn serve_command(
         {
             return fail(&format!("--public-url `{url}` must be an http(s) URL such as https://mcp.example.com"));
         }
+        let operator_var = format!("{}_OPERATOR_TOKEN", server.env_prefix);
+        let operator_token = std::env::var(&operator_var).ok().filter(|t| !t.is_empty());
+        if operator_token.as_ref().is_some_and(|t| t.len() < 32) {
+            return fail(&format!("{operator_var} must be at least 32 characters (a random secret)"));
+        }
         let options = HttpOptions {
             addr,
+            operator_token,
             base_path: base_path.clone(),
             allowed_hosts: list("allowed-hosts"),
             allowed_origins: list("allowed-origins"),

@@ -81,6 +81,19 @@ pub struct ToolDecl {
     /// The crate's own handler runs the tool (native mode) instead of the upstream operation;
     /// `method` and `path` then only name the operation the tool was made from.
     pub native: bool,
+    /// The call is planned and runs only once a person approves the plan (CONTRACT R8: the
+    /// overlay's `reversible: false` with `approver: human`).
+    pub approval: Option<ApprovalDecl>,
+}
+
+/// How an irreversible tool's calls are approved.
+#[derive(Debug, Clone, Copy)]
+pub struct ApprovalDecl {
+    /// How long a plan may wait for its approval, in seconds.
+    pub ttl_secs: u64,
+    /// A CEL expression over the arguments that approves a call by itself (`approver: auto`);
+    /// a call it does not approve waits for a person.
+    pub auto_if: Option<&'static str>,
 }
 
 impl ToolDecl {

@@ -29,6 +29,13 @@ pub mod codes {
     /// The upstream carried out the call but answered outside the tool's outputSchema; the
     /// answer travels in the error body, since clients reject structured results off schema.
     pub const UNEXPECTED_ANSWER: &str = "unexpected_answer";
+    /// The call is planned, not done: a person must approve it first (R8); the same call
+    /// after approval carries it out.
+    pub const AWAITING_APPROVAL: &str = "awaiting_approval";
+    /// The plan was rejected: final.
+    pub const APPROVAL_REJECTED: &str = "approval_rejected";
+    /// Nobody approved the plan in time: final for this key.
+    pub const APPROVAL_EXPIRED: &str = "approval_expired";
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,10 +53,20 @@ pub struct ToolError {
     /// The upstream HTTP status, when the upstream answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
-    /// The upstream's answer, when the call took effect but its answer could not be the result
-    /// (boxed: errors travel in `Result`s and should stay small).
+    /// What some errors carry besides (boxed: errors travel in `Result`s and should stay small).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Box<Detail>>,
+}
+
+/// The parts of an error body only some errors have.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Detail {
+    /// The upstream's answer, when the call took effect but its answer could not be the result.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub answer: Option<Box<serde_json::Value>>,
+    pub answer: Option<serde_json::Value>,
+    /// The plan a call that awaits approval made (R8): id, status, summary, expiry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<serde_json::Value>,
 }
 
 impl ToolError {
@@ -62,7 +79,7 @@ impl ToolError {
             recovery: recovery.into(),
             field: None,
             status: None,
-            answer: None,
+            detail: None,
         }
     }
 
@@ -83,7 +100,12 @@ impl ToolError {
     }
 
     pub fn answer(mut self, answer: serde_json::Value) -> Self {
-        self.answer = Some(Box::new(answer));
+        self.detail.get_or_insert_default().answer = Some(answer);
+        self
+    }
+
+    pub fn plan(mut self, plan: serde_json::Value) -> Self {
+        self.detail.get_or_insert_default().plan = Some(plan);
         self
     }
 

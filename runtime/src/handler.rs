@@ -17,6 +17,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
+use crate::approval::{Plans, Status};
 use crate::decl::{ServerDecl, ToolDecl};
 use crate::error::{ToolError, codes};
 use crate::handle::{self, HandleKey};
@@ -57,6 +58,8 @@ struct Entry {
     validator: OnceLock<Result<Validator, String>>,
     /// Checks the upstream's answers against `output`; built on the tool's first answer.
     answer_validator: OnceLock<Result<Validator, String>>,
+    /// The tool's approval rule (R8), parsed on its first call.
+    rule: OnceLock<Result<cel::Program, String>>,
 }
 
 impl Entry {
@@ -89,6 +92,10 @@ pub struct State {
     /// Whether upstream answers are checked against the tool's outputSchema before they are
     /// sent as its structured result (never mock answers: they are samples of the schema).
     check_answers: bool,
+    /// Plans of the tools a person approves (R8), in the guard's store.
+    plans: Option<Plans>,
+    /// How long a plan waits for approval, when not the tool's declared time.
+    plan_ttl: Option<std::time::Duration>,
 }
 
 /// Cheap to clone: the Streamable HTTP service builds one per request. A toolset handler serves
@@ -139,9 +146,17 @@ pub struct Builder {
     handle_key: Option<HandleKey>,
     versions: &'static [ProtocolVersion],
     check_answers: bool,
+    plan_ttl: Option<std::time::Duration>,
 }
 
 impl Builder {
+    /// How long a plan of an irreversible call waits for its approval (default: the tool's
+    /// declared time, 24 hours).
+    pub fn plan_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.plan_ttl = Some(ttl);
+        self
+    }
+
     /// Where proxied tools' calls go: an upstream API, or mock answers.
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = Some(mode);
@@ -222,6 +237,7 @@ impl Builder {
                 output: tool.output_schema.as_ref().map(|o| Value::Object((**o).clone())),
                 validator: OnceLock::new(),
                 answer_validator: OnceLock::new(),
+                rule: OnceLock::new(),
             });
         }
         let native: Vec<&str> = server.tools.iter().filter(|t| t.native).map(|t| t.name).collect();
@@ -246,6 +262,14 @@ impl Builder {
                 return Err(CatalogError(format!("toolset `{}` names `{missing}`, which is not a tool", set.name)));
             }
         }
+        let approved: Vec<&str> = server.tools.iter().filter(|t| t.approval.is_some()).map(|t| t.name).collect();
+        let plans = self.guard.as_ref().map(|g| Plans::new(g.store().clone()));
+        if !approved.is_empty() && plans.is_none() {
+            return Err(CatalogError(format!(
+                "{} run only on an approved plan, which lives in the store: give the server builder a store",
+                approved.join(", ")
+            )));
+        }
         let instance = uuid::Uuid::new_v4().simple().to_string();
         // Mock answers are samples of the schema: nothing to check.
         let check_answers = self.check_answers && !matches!(self.mode, Some(Mode::Mock));
@@ -264,6 +288,8 @@ impl Builder {
                 versions: self.versions,
                 handle_key: self.handle_key.unwrap_or_else(HandleKey::random),
                 check_answers,
+                plans,
+                plan_ttl: self.plan_ttl,
             }),
             None,
         ))
@@ -281,7 +307,13 @@ impl Handler {
             handle_key: None,
             versions: ProtocolVersion::KNOWN_VERSIONS,
             check_answers: true,
+            plan_ttl: None,
         }
+    }
+
+    /// The plans of irreversible calls, when any tool needs approval.
+    pub fn plans(&self) -> Option<&Plans> {
+        self.0.plans.as_ref()
     }
 
     /// The declarations the handler serves.
@@ -410,6 +442,26 @@ impl Handler {
             recovery,
         )
         .answer(answer))
+    }
+
+    /// Whether the tool's approval rule approves these arguments. A rule that does not hold, reads
+    /// an argument the call left out, or fails, leaves the call to a person.
+    fn rule_approves(&self, entry: &Entry, rule: &str, arguments: &Map<String, Value>) -> bool {
+        let program = match entry.rule.get_or_init(|| cel::Program::compile(rule).map_err(|e| e.to_string())) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!(tool = entry.decl.name, error = %e, "the approval rule does not parse; calls wait for a person");
+                return false;
+            }
+        };
+        let mut context = cel::Context::default();
+        for (name, value) in arguments {
+            match cel::to_value(value) {
+                Ok(v) => context.add_variable_from_value(name.clone(), v),
+                Err(_) => return false,
+            }
+        }
+        matches!(program.execute(&context), Ok(cel::Value::Bool(true)))
     }
 
     /// Runs a validated call upstream (or in mock mode) through `route`, the tool's operation
@@ -624,7 +676,19 @@ impl Handler {
             .idempotency
             .as_ref()
             .and_then(|d| idempotency::resolve(entry.decl.name, d, &args, &call.caller, now_ms()));
-        let audited = idempotency::redact(&Value::Object(args.clone())).to_string();
+        let redacted = idempotency::redact(&Value::Object(args.clone()));
+        let audited = redacted.to_string();
+        // R8: an irreversible call a person approves runs only on an approved plan.
+        let plan = match self.approval(entry, keyed.as_ref(), &args, &redacted, call).await {
+            Ok(plan) => plan,
+            Err((e, code)) => {
+                let row = self.audit_row(entry, call, keyed.as_ref(), audited, code.to_owned(), false, started);
+                if let Err(e) = guard.store().audit(&row).await {
+                    tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
+                }
+                return e.into_result();
+            }
+        };
         let (result, outcome, replayed) = match &keyed {
             None => {
                 let (result, code) = self.perform(entry, route, args, call, None).await;
@@ -642,27 +706,123 @@ impl Handler {
                 }
             },
         };
-        let row = AuditRow {
+        let outcome = match (outcome, result.is_error) {
+            (Some(code), _) => code.to_owned(),
+            // A replayed error: its code, from the body stored with it.
+            (None, Some(true)) => error_code(&result).unwrap_or_else(|| "error".to_owned()),
+            (None, _) => "ok".to_owned(),
+        };
+        if let (Some(plan), Some(plans), "ok") = (plan, self.0.plans.as_ref(), outcome.as_str())
+            && let Err(e) = plans.applied(&plan, now_ms()).await
+        {
+            tracing::warn!(error = %e, plan = %plan, "cannot mark the plan applied");
+        }
+        let row = self.audit_row(entry, call, keyed.as_ref(), audited, outcome, replayed, started);
+        if let Err(e) = guard.store().audit(&row).await {
+            tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
+        }
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn audit_row(
+        &self,
+        entry: &Entry,
+        call: &CallInfo,
+        keyed: Option<&Keyed>,
+        arguments: String,
+        outcome: String,
+        replayed: bool,
+        started: Instant,
+    ) -> AuditRow {
+        AuditRow {
             at_ms: now_ms(),
             instance: self.0.instance.clone(),
             request_id: call.request_id.clone(),
             caller: call.caller.clone(),
             tool: entry.decl.name.to_owned(),
-            key: keyed.as_ref().map(|k| k.scope.key.clone()),
-            arguments: audited,
-            outcome: match (outcome, result.is_error) {
-                (Some(code), _) => code.to_owned(),
-                // A replayed error: its code, from the body stored with it.
-                (None, Some(true)) => error_code(&result).unwrap_or_else(|| "error".to_owned()),
-                (None, _) => "ok".to_owned(),
-            },
+            key: keyed.map(|k| k.scope.key.clone()),
+            arguments,
+            outcome,
             replayed,
             duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
-        };
-        if let Err(e) = guard.store().audit(&row).await {
-            tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
         }
-        result
+    }
+
+    /// The plan an irreversible call runs on (R8): `Ok(None)` when the tool needs no approval,
+    /// `Ok(Some(id))` when its plan is approved (or was applied: the idempotency record then
+    /// replays), otherwise the answer to send instead and its audit outcome.
+    async fn approval(
+        &self,
+        entry: &Entry,
+        keyed: Option<&Keyed>,
+        args: &Map<String, Value>,
+        arguments: &Value,
+        call: &CallInfo,
+    ) -> Result<Option<String>, (ToolError, &'static str)> {
+        let (Some(approval), Some(plans)) = (entry.decl.approval, self.0.plans.as_ref()) else { return Ok(None) };
+        let Some(keyed) = keyed else {
+            let e = ToolError::new(
+                codes::INVALID_ARGUMENT,
+                format!("{} is planned before it runs, and a plan is followed by its idempotency_key", entry.decl.name),
+                "Pass an idempotency_key (a new UUID for a new intent) and call again.",
+            );
+            return Err((e, codes::INVALID_ARGUMENT));
+        };
+        let now = now_ms();
+        let ttl = self.0.plan_ttl.unwrap_or(std::time::Duration::from_secs(approval.ttl_secs));
+        let description = entry.tool.description.as_deref();
+        let draft = crate::approval::Draft {
+            tool: entry.decl.name,
+            caller: &call.caller,
+            key: &keyed.scope.key,
+            fingerprint: &keyed.fingerprint,
+            arguments,
+            summary: &crate::approval::summary(entry.decl.name, description, arguments),
+            now_ms: now,
+            ttl_ms: i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX),
+        };
+        let plan = plans.plan(&draft).await.map_err(|e| {
+            let e = ToolError::from(e);
+            let code = e.code;
+            (e, code)
+        })?;
+        if plan.fingerprint != keyed.fingerprint {
+            return Err((idempotency::reused(&keyed.scope.key), codes::IDEMPOTENCY_KEY_REUSED));
+        }
+        // A rule may approve the call by itself; the plan keeps who did.
+        let plan = match approval.auto_if {
+            Some(rule) if plan.status == Status::AwaitingApproval && self.rule_approves(entry, rule, args) => {
+                match plans
+                    .decide(&plan.id, crate::approval::Decision::Approve, &format!("rule: {rule}"), None, now)
+                    .await
+                {
+                    Ok(p) => p,
+                    // Decided meanwhile (an operator, a concurrent call): as it now stands.
+                    Err(crate::approval::DecideError::Settled { .. }) => {
+                        plans.get(&plan.id, now).await.ok().flatten().unwrap_or(plan)
+                    }
+                    Err(e) => {
+                        let e = ToolError::new(
+                            codes::UNAVAILABLE,
+                            format!("cannot record the approval: {e}"),
+                            "Retry the same call shortly.",
+                        )
+                        .retryable(Some(1000));
+                        return Err((e, codes::UNAVAILABLE));
+                    }
+                }
+            }
+            _ => plan,
+        };
+        match plan.status {
+            Status::Approved | Status::Applied => Ok(Some(plan.id)),
+            _ => {
+                let e = crate::approval::pending(&plan);
+                let code = e.code;
+                Err((e, code))
+            }
+        }
     }
 }
 

@@ -159,7 +159,7 @@ fn unavailable(e: &StoreError) -> ToolError {
     .retryable(Some(1000))
 }
 
-fn reused(key: &str) -> ToolError {
+pub(crate) fn reused(key: &str) -> ToolError {
     ToolError::new(
         codes::IDEMPOTENCY_KEY_REUSED,
         format!("idempotency_key \"{key}\" was already used for a call with other arguments"),

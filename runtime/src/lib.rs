@@ -2,6 +2,7 @@
 //! ([`decl`]); everything they do happens here, once: MCP serving on rmcp (the only crate that
 //! names it), argument validation, the upstream executor, credentials and the error contract.
 
+pub mod approval;
 mod auth;
 mod cli;
 pub mod decl;

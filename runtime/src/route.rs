@@ -94,6 +94,7 @@ mod tests {
             merged,
             handle: None,
             native: false,
+            approval: None,
         }
     }
 

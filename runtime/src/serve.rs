@@ -28,6 +28,9 @@ pub struct HttpOptions {
     /// `--insecure-no-auth`).
     pub auth: Option<AuthConfig>,
     pub limits: LimitOptions,
+    /// The operator API (`/admin/approvals`) is served, to holders of this token only, when set
+    /// and some tool needs approval.
+    pub operator_token: Option<String>,
 }
 
 /// What one caller and all callers together may ask of the server.
@@ -60,6 +63,7 @@ impl HttpOptions {
             public_url: None,
             auth: None,
             limits: LimitOptions::default(),
+            operator_token: None,
         }
     }
 }
@@ -155,7 +159,12 @@ pub async fn protected_router(
     let limits = Limits::new(l.rate_per_second, l.burst, l.max_in_flight, l.body_limit);
     let gate =
         Gate::new(handler.server(), verifier, public_url, &options.base_path, endpoints(handler, options), limits);
-    Ok(gate.protect(router))
+    let mut router = gate.protect(router);
+    // Outside the MCP path and its callers' tokens (R8: no MCP caller approves a plan).
+    if let (Some(plans), Some(token)) = (handler.plans(), options.operator_token.as_deref()) {
+        router = router.merge(crate::approval::admin_router(plans.clone(), token));
+    }
+    Ok(router)
 }
 
 /// Serves the server on its own until a shutdown signal (Ctrl-C, SIGTERM).

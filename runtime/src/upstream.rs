@@ -674,6 +674,7 @@ mod tests {
         merged: &[],
         handle: None,
         native: false,
+        approval: None,
     };
 
     static APPROVE: ToolDecl = ToolDecl {
@@ -698,6 +699,7 @@ mod tests {
         merged: &[],
         handle: None,
         native: false,
+        approval: None,
     };
 
     #[test]
@@ -752,6 +754,7 @@ mod tests {
             merged: &[],
             handle: None,
             native: false,
+            approval: None,
         };
         // "\x89PNG" base64-encoded.
         let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
@@ -784,6 +787,7 @@ mod tests {
             merged: &[],
             handle: None,
             native: false,
+            approval: None,
         };
         let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
         assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));

@@ -260,6 +260,13 @@ fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantC
         "schemes": schemes,
         "excluded": excluded,
         "variants": variants.iter().map(variant_row).collect::<Vec<_>>(),
+        "approval_tools": catalog
+            .tools
+            .iter()
+            .filter_map(|t| {
+                crate::plan::intent::approval(t).map(|(_, rule)| json!({"name": t.name, "rule": rule}))
+            })
+            .collect::<Vec<_>>(),
         "handle_tools": catalog.tools.iter().filter(|t| t.pagination.as_ref().and_then(|p| p.handle()).is_some()).map(|t| t.name.clone()).collect::<Vec<_>>(),
         "toolsets": catalog.toolsets.iter().map(|t| {
             let sub = crate::tokens::Tokens { tools: tokens.tools.iter().filter(|x| t.tools.contains(&x.name)).cloned().collect() };

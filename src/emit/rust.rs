@@ -294,6 +294,14 @@ pub(crate) fn decl(
         .collect();
     let list_tool = opt(list_tool);
     let idempotency = key(&route.key);
+    let approval = match crate::plan::intent::approval(route) {
+        Some((ttl, rule)) => {
+            let ttl = Literal::u64_unsuffixed(ttl);
+            let rule = opt(rule);
+            quote!(Some(ApprovalDecl { ttl_secs: #ttl, auto_if: #rule }))
+        }
+        None => quote!(None),
+    };
     quote! {
         ToolDecl {
             name: #name,
@@ -310,6 +318,7 @@ pub(crate) fn decl(
             merged: &[#(&#merged),*],
             handle: #handle,
             native: #native,
+            approval: #approval,
         }
     }
 }

@@ -5,6 +5,7 @@
 
 mod accuracy;
 mod annotations;
+mod approval;
 mod confirm;
 mod description;
 mod determinism;
@@ -72,6 +73,7 @@ pub fn rules() -> Vec<Box<dyn Rule>> {
         Box::new(param_names::ParamNames),
         Box::new(read_only_key::ReadOnlyKey),
         Box::new(effects::EffectsRule),
+        Box::new(approval::ApprovalRule),
         Box::new(confirm::Confirm),
     ]
 }

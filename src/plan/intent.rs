@@ -194,6 +194,22 @@ fn writes_word(word: &str) -> bool {
     write(word) || word.strip_suffix('s').is_some_and(write) || word.strip_suffix("es").is_some_and(write)
 }
 
+/// How long a plan waits for its approval (R8), unless `serve --plan-ttl` says otherwise.
+pub const PLAN_TTL_SECS: u64 = 86_400;
+
+/// The approval a tool's calls need (CONTRACT R8): the plan's lifetime in seconds, and the rule
+/// that approves calls by itself. A tool a person approves (`approver: human`), or a rule
+/// (`approver: auto`, with `approval.auto_if`; what it does not approve waits for a person), is
+/// planned first. A tool without an idempotency key cannot be followed from plan to result, so it
+/// never is (lint R8-approval says so).
+pub fn approval(tool: &Tool) -> Option<(u64, Option<&str>)> {
+    use crate::overlay::Approver;
+    let e = tool.effects.as_ref()?;
+    let gated = matches!(e.approver, Some(Approver::Human | Approver::Auto));
+    (gated && tool.key.is_some() && !tool.annotations.read_only)
+        .then_some((PLAN_TTL_SECS, tool.approval_rule.as_deref()))
+}
+
 /// Annotations from the method, then the verbs of the tool's name and of the name its operation
 /// would get (`derived`), then the team's stated effects.
 pub fn annotations(tool: &Tool, derived: &str, effects: Option<&Effects>) -> Annotations {
@@ -458,6 +474,7 @@ pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Rep
         }
     }
     tool.effects = o.effects.clone();
+    tool.approval_rule = o.approval.as_ref().map(|a| a.auto_if.clone());
 }
 
 /// `description` on an argument schema; beside a `$ref` it is a sibling (2020-12 allows that).

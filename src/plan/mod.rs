@@ -125,6 +125,8 @@ pub struct Tool {
     pub hidden: Vec<Arg>,
     /// What the team stated about the tool's effects (overlay `effects`; R9).
     pub effects: Option<crate::overlay::Effects>,
+    /// The rule that approves calls by itself (overlay `approval.auto_if`; R8).
+    pub approval_rule: Option<String>,
     pub pagination: Option<Pagination>,
     /// The idempotency key of a side-effecting tool (R2); `None` for reads and keyless tools.
     pub key: Option<retry::Key>,
@@ -824,6 +826,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         fixed: Vec::new(),
         hidden,
         effects: None,
+        approval_rule: None,
         pagination: None,
         key: None,
         declared: spec.intent.map(|i| (i.file.clone(), i.pointer.clone())),

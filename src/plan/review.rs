@@ -93,6 +93,12 @@ pub fn review(catalog: &Catalog) -> Value {
             mapping(t, &mut out);
             out.insert("idsFrom".to_owned(), json!(t.list_tool));
             out.insert("effects".to_owned(), t.effects.as_ref().map_or(Value::Null, effects));
+            // R8: whether calls are planned and wait for approval, and the rule that approves
+            // some of them by itself.
+            let approval = crate::plan::intent::approval(t).map_or(Value::Null, |(ttl, rule)| {
+                json!({"planned": true, "planTtlSecs": ttl, "autoIf": rule, "otherwise": "human"})
+            });
+            out.insert("approval".to_owned(), approval);
             out.insert(
                 "pagination".to_owned(),
                 t.pagination

@@ -71,4 +71,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         link: false,
     }),
     native: false,
+    approval: None,
 };

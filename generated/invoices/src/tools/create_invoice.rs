@@ -59,4 +59,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     merged: &[],
     handle: None,
     native: false,
+    approval: None,
 };

@@ -58,4 +58,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         link: true,
     }),
     native: false,
+    approval: None,
 };

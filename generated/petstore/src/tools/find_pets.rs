@@ -33,6 +33,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     merged: &[&ROUTE_2],
     handle: None,
     native: false,
+    approval: None,
 };
 /// `find_pets`, operation 2: `GET /pet/findByTags` (operationId `findPetsByTags`).
 const ROUTE_2: ToolDecl = ToolDecl {
@@ -62,4 +63,5 @@ const ROUTE_2: ToolDecl = ToolDecl {
     merged: &[],
     handle: None,
     native: false,
+    approval: None,
 };

@@ -83,4 +83,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     merged: &[],
     handle: None,
     native: false,
+    approval: None,
 };

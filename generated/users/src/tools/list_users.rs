@@ -60,4 +60,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         link: false,
     }),
     native: false,
+    approval: None,
 };

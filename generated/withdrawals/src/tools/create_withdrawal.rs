@@ -59,4 +59,8 @@ pub const TOOL: ToolDecl = ToolDecl {
     merged: &[],
     handle: None,
     native: false,
+    approval: Some(ApprovalDecl {
+        ttl_secs: 86400,
+        auto_if: Some("amount <= 1000000 && currency == 'USD'"),
+    }),
 };
