@@ -245,6 +245,13 @@ pub struct ParamOverlay {
     /// Make an optional argument required for this tool (e.g. a reason a rejection must give).
     #[serde(default)]
     pub required: bool,
+    /// The user gives this value, not the model (CONTRACT M1): the argument is optional in the
+    /// schema, and when a call leaves it out the server asks the user this question (an MRTR
+    /// elicitation; clients that cannot ask get an error that says what to ask).
+    pub ask: Option<String>,
+    /// A consequential value the user must confirm before the call runs (CONTRACT M2).
+    #[serde(default)]
+    pub confirm: bool,
 }
 
 /// The three questions every side-effecting tool answers (CONTRACT R9), the key source (R2) and

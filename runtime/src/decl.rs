@@ -84,6 +84,19 @@ pub struct ToolDecl {
     /// The call is planned and runs only once a person approves the plan (CONTRACT R8: the
     /// overlay's `reversible: false` with `approver: human`).
     pub approval: Option<ApprovalDecl>,
+    /// Values the user gives or confirms through the client (CONTRACT M1, M2).
+    pub asks: &'static [AskDecl],
+}
+
+/// A value the user gives (the model may leave it out) or confirms (overlay `ask`, `confirm`).
+#[derive(Debug, Clone, Copy)]
+pub struct AskDecl {
+    /// The argument.
+    pub arg: &'static str,
+    /// What the user is asked; for a confirmation, what the value means.
+    pub question: &'static str,
+    /// The model gives the value and the user confirms it.
+    pub confirm: bool,
 }
 
 /// How an irreversible tool's calls are approved.

@@ -50,6 +50,16 @@ impl HandleKey {
         HandleKey(key)
     }
 
+    /// A key for another purpose (`purpose` names it), derived from this one: replicas sharing
+    /// the handle key share it too.
+    pub(crate) fn derive(&self, purpose: &str) -> Vec<u8> {
+        self.tag_full(purpose.as_bytes())
+    }
+
+    fn tag_full(&self, payload: &[u8]) -> Vec<u8> {
+        self.mac(payload).map(|m| m.finalize().into_bytes().to_vec()).unwrap_or_else(|| self.0.clone())
+    }
+
     /// The MAC of `payload`; HMAC takes keys of any length, so there is always one.
     fn mac(&self, payload: &[u8]) -> Option<Hmac<Sha256>> {
         let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).ok()?;

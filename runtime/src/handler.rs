@@ -94,6 +94,8 @@ pub struct State {
     check_answers: bool,
     /// Plans of the tools a person approves (R8), in the guard's store.
     plans: Option<Plans>,
+    /// Seals the state of questions to the user (M1–M3).
+    asker: crate::ask::Asker,
     /// How long a plan waits for approval, when not the tool's declared time.
     plan_ttl: Option<std::time::Duration>,
 }
@@ -270,6 +272,9 @@ impl Builder {
                 approved.join(", ")
             )));
         }
+        let handle_key = self.handle_key.unwrap_or_else(HandleKey::random);
+        let asker = crate::ask::Asker::new(handle_key.derive("mcp-gen/request-state"))
+            .map_err(|e| CatalogError(format!("cannot set up request states: {e}")))?;
         let instance = uuid::Uuid::new_v4().simple().to_string();
         // Mock answers are samples of the schema: nothing to check.
         let check_answers = self.check_answers && !matches!(self.mode, Some(Mode::Mock));
@@ -286,9 +291,10 @@ impl Builder {
                 guard: self.guard,
                 instance,
                 versions: self.versions,
-                handle_key: self.handle_key.unwrap_or_else(HandleKey::random),
+                handle_key,
                 check_answers,
                 plans,
+                asker,
                 plan_ttl: self.plan_ttl,
             }),
             None,
@@ -964,7 +970,42 @@ impl ServerHandler for Handler {
             )
             .into_result()
         } else {
-            self.execute(i, request.arguments, &call).await
+            // Values the user gives or confirms (M1–M3): asked before anything runs.
+            let mut arguments = request.arguments;
+            if !entry.decl.asks.is_empty() {
+                let args = match self.validate(entry, arguments) {
+                    Ok(a) => a,
+                    Err(e) => return Ok(e.into_result().into()),
+                };
+                let can_elicit = is_modern(&context)
+                    && context
+                        .client_capabilities()
+                        .and_then(|c| serde_json::to_value(c).ok())
+                        .is_some_and(|c| c.get("elicitation").is_some_and(|e| !e.is_null()));
+                let gathered = self.0.asker.gather(
+                    entry.decl,
+                    &entry.input,
+                    args,
+                    &call.caller,
+                    can_elicit,
+                    request.input_responses.as_ref(),
+                    request.request_state.as_deref(),
+                );
+                match gathered {
+                    crate::ask::Gathered::Ready(args) => arguments = Some(args),
+                    crate::ask::Gathered::Ask(input) => return Ok((*input).into()),
+                    crate::ask::Gathered::Refuse(e) => {
+                        let mut result = e.into_result();
+                        if is_modern(&context) {
+                            idempotency::merge_meta(&mut result, &self.0.meta);
+                        } else {
+                            crate::legacy::wrap_result(&mut result);
+                        }
+                        return Ok(result.into());
+                    }
+                }
+            }
+            self.execute(i, arguments, &call).await
         };
         let failed = result.is_error == Some(true);
         tracing::info!(tool = %request.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");

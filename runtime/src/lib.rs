@@ -3,6 +3,7 @@
 //! names it), argument validation, the upstream executor, credentials and the error contract.
 
 pub mod approval;
+mod ask;
 mod auth;
 mod cli;
 pub mod decl;

@@ -95,6 +95,7 @@ mod tests {
             handle: None,
             native: false,
             approval: None,
+            asks: &[],
         }
     }
 

@@ -675,6 +675,7 @@ mod tests {
         handle: None,
         native: false,
         approval: None,
+        asks: &[],
     };
 
     static APPROVE: ToolDecl = ToolDecl {
@@ -700,6 +701,7 @@ mod tests {
         handle: None,
         native: false,
         approval: None,
+        asks: &[],
     };
 
     #[test]
@@ -755,6 +757,7 @@ mod tests {
             handle: None,
             native: false,
             approval: None,
+            asks: &[],
         };
         // "\x89PNG" base64-encoded.
         let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
@@ -788,6 +791,7 @@ mod tests {
             handle: None,
             native: false,
             approval: None,
+            asks: &[],
         };
         let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
         assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));

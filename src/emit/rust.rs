@@ -302,6 +302,10 @@ pub(crate) fn decl(
         }
         None => quote!(None),
     };
+    let asks = route.asks.iter().map(|a| {
+        let (arg, question, confirm) = (lit(&a.arg), lit(&a.question), a.confirm);
+        quote!(AskDecl { arg: #arg, question: #question, confirm: #confirm })
+    });
     quote! {
         ToolDecl {
             name: #name,
@@ -319,6 +323,7 @@ pub(crate) fn decl(
             handle: #handle,
             native: #native,
             approval: #approval,
+            asks: &[#(#asks),*],
         }
     }
 }

@@ -433,6 +433,10 @@ pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Rep
         if p.required {
             arg.required = true;
         }
+        // The user's to give: the model may leave it out, and is not asked to invent it.
+        if p.ask.is_some() {
+            arg.required = false;
+        }
         if let Some(d) = &p.description {
             set_description(&mut arg.schema, &super::describe::clean(d));
         }
@@ -454,6 +458,15 @@ pub fn apply(tool: &mut Tool, intent: &ToolIntent, defs: &Defs, report: &mut Rep
                 taken.insert(new.clone());
                 arg.name = new.clone();
             }
+        }
+        let name = arg.name.clone();
+        let described = arg.schema.get("description").and_then(Value::as_str).map(str::to_owned);
+        if let Some(question) = &p.ask {
+            tool.asks.push(super::Ask { arg: name.clone(), question: question.clone(), confirm: false });
+        }
+        if p.confirm {
+            let question = described.unwrap_or_else(|| format!("the {name} given"));
+            tool.asks.push(super::Ask { arg: name, question, confirm: true });
         }
     }
     if let Some(p) = &o.paginate {

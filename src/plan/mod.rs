@@ -99,6 +99,17 @@ impl Annotations {
     }
 }
 
+/// A value the user gives or confirms through the client (M1, M2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ask {
+    /// The argument, by the name the model sees.
+    pub arg: String,
+    /// What the user is asked; for a confirmation, what the value means.
+    pub question: String,
+    /// The model gives the value and the user confirms it (otherwise the user gives it).
+    pub confirm: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     pub name: String,
@@ -123,6 +134,8 @@ pub struct Tool {
     pub fixed: Vec<Fixed>,
     /// Optional arguments the overlay hid: never sent.
     pub hidden: Vec<Arg>,
+    /// Values the user gives or confirms (overlay `ask`, `confirm`; M1, M2), by argument name.
+    pub asks: Vec<Ask>,
     /// What the team stated about the tool's effects (overlay `effects`; R9).
     pub effects: Option<crate::overlay::Effects>,
     /// The rule that approves calls by itself (overlay `approval.auto_if`; R8).
@@ -825,6 +838,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         list_tool: None,
         fixed: Vec::new(),
         hidden,
+        asks: Vec::new(),
         effects: None,
         approval_rule: None,
         pagination: None,

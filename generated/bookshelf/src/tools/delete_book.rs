@@ -46,4 +46,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     handle: None,
     native: false,
     approval: None,
+    asks: &[],
 };

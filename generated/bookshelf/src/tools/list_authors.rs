@@ -34,4 +34,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     handle: None,
     native: false,
     approval: None,
+    asks: &[],
 };

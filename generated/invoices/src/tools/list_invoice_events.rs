@@ -59,4 +59,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     native: false,
     approval: None,
+    asks: &[],
 };

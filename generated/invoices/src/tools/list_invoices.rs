@@ -72,4 +72,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     native: false,
     approval: None,
+    asks: &[],
 };

@@ -34,6 +34,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     handle: None,
     native: false,
     approval: None,
+    asks: &[],
 };
 /// `find_pets`, operation 2: `GET /pet/findByTags` (operationId `findPetsByTags`).
 const ROUTE_2: ToolDecl = ToolDecl {
@@ -64,4 +65,5 @@ const ROUTE_2: ToolDecl = ToolDecl {
     handle: None,
     native: false,
     approval: None,
+    asks: &[],
 };

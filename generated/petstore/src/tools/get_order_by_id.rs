@@ -32,4 +32,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     handle: None,
     native: false,
     approval: None,
+    asks: &[],
 };

@@ -65,4 +65,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     handle: None,
     native: false,
     approval: None,
+    asks: &[],
 };

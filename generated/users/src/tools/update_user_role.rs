@@ -55,4 +55,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     handle: None,
     native: false,
     approval: None,
+    asks: &[
+        AskDecl {
+            arg: "role",
+            question: "the role given",
+            confirm: true,
+        },
+    ],
 };

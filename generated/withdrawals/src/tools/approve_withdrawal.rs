@@ -57,4 +57,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         auto_if: None,
     }),
+    asks: &[],
 };

@@ -63,4 +63,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         ttl_secs: 86400,
         auto_if: Some("amount <= 1000000 && currency == 'USD'"),
     }),
+    asks: &[],
 };

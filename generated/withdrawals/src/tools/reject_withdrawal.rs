@@ -23,7 +23,7 @@ pub const TOOL: ToolDecl = ToolDecl {
         ArgDecl {
             name: "reason",
             target: Target::BodyField("reason"),
-            required: true,
+            required: false,
         },
         ArgDecl {
             name: "idempotency_key",
@@ -59,4 +59,11 @@ pub const TOOL: ToolDecl = ToolDecl {
     handle: None,
     native: false,
     approval: None,
+    asks: &[
+        AskDecl {
+            arg: "reason",
+            question: "Why is this withdrawal rejected? The customer will read the reason.",
+            confirm: false,
+        },
+    ],
 };
