@@ -142,3 +142,39 @@ paths:
     let renamed = "mcp-gen: 1\ntools:\n  list_tasks:\n    operation: listTasks\n    params: { idempotency_key: { rename: created_with_key } }\n";
     assert!(lint(Some(renamed)).is_empty());
 }
+
+/// R9 on an undeclared write: a note, unless its verb may not be undoable (delete, refund,
+/// send…), which warns and asks who approves it (R8).
+#[test]
+fn an_undeclared_write_that_may_not_be_undoable_is_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = r#"{"openapi": "3.1.0", "info": {"title": "Payments", "version": "1"},
+      "servers": [{"url": "https://pay.example.com"}],
+      "paths": {
+        "/refunds": {"post": {"operationId": "refundPayment", "summary": "Refund a payment.",
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object",
+            "properties": {"payment": {"type": "string"}}, "required": ["payment"]}}}},
+          "responses": {"200": {"description": "OK"}}}},
+        "/notes": {"post": {"operationId": "createNote", "summary": "Create a note.",
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object",
+            "properties": {"text": {"type": "string"}}, "required": ["text"]}}}},
+          "responses": {"200": {"description": "OK"}}}}}}"#;
+    std::fs::write(tmp.path().join("openapi.json"), spec).unwrap();
+    std::fs::write(
+        tmp.path().join("overlay.json"),
+        r#"{"mcp-gen": 1, "server": {"instructions": "Payments of one shop."}}"#,
+    )
+    .unwrap();
+    let input = Input::files(&tmp.path().join("openapi.json"), Some(tmp.path().join("overlay.json")));
+    let output = generate(&input, &Settings::default()).unwrap();
+    let r9: Vec<(String, String)> = output
+        .diagnostics
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "R9-effects")
+        .map(|d| (d.severity.to_string(), d.message.clone()))
+        .collect();
+    assert_eq!(r9.len(), 2, "{r9:?}");
+    assert!(r9.iter().any(|(s, m)| s == "warning" && m.contains("`refund_payment`") && m.contains("(R8)")), "{r9:?}");
+    assert!(r9.iter().any(|(s, m)| s == "note" && m.contains("`create_note`")), "{r9:?}");
+}

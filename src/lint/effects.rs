@@ -1,6 +1,8 @@
 //! R9: every side-effecting tool answers three questions before it is emitted — reversible?,
 //! who approves?, what does a repeat do? A tool the overlay declares must answer them (error);
-//! an undeclared one runs on defaults, which this notes.
+//! an undeclared one runs on defaults, which this notes — or warns of, when its verb says the
+//! effect may be one nobody can take back (delete, void, cancel, refund, send, transfer, pay…:
+//! R8 asks who approves those).
 
 use super::{Context, Rule, side_effecting};
 use crate::diag::Diagnostic;
@@ -8,6 +10,28 @@ use crate::diag::Diagnostic;
 pub struct EffectsRule;
 
 pub const CODE: &str = "R9-effects";
+
+/// Verbs whose effect often cannot be taken back.
+const IRREVERSIBLE_VERBS: &[&str] = &[
+    "delete",
+    "remove",
+    "destroy",
+    "purge",
+    "void",
+    "cancel",
+    "refund",
+    "send",
+    "transfer",
+    "pay",
+    "payout",
+    "charge",
+    "capture",
+    "publish",
+    "close",
+    "revoke",
+    "terminate",
+    "wipe",
+];
 
 impl Rule for EffectsRule {
     fn code(&self) -> &'static str {
@@ -31,8 +55,14 @@ impl Rule for EffectsRule {
             }
             let message = format!("`{}` changes state but does not say: {}", tool.name, missing.join(", "));
             let help = "answer in the overlay: `effects: {reversible: …, approver: none|auto|human, on_repeat: replay|no_effect|repeats}`";
+            let verb = tool.name.split('_').next().unwrap_or_default();
             let d = if tool.declared.is_some() {
                 Diagnostic::error(CODE, message)
+            } else if IRREVERSIBLE_VERBS.contains(&verb) && missing.contains(&"reversible") {
+                Diagnostic::warning(
+                    CODE,
+                    format!("{message}; `{verb}` may not be undoable, so say who approves it (R8)"),
+                )
             } else {
                 Diagnostic::note(CODE, message)
             };
