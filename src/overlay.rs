@@ -80,6 +80,20 @@ pub struct Defaults {
     /// a `paginate` entry (a cursor argument the response hands back, such as `page_token` and
     /// `next_page_token`); true when absent. A tool's own `paginate` always wins.
     pub detect_pagination: Option<bool>,
+    /// The annotation profile: `standard` (the default: each hint as the effect is) or `confirm`,
+    /// for hosts that ask the user before a tool with `destructiveHint` or `openWorldHint`: every
+    /// state-changing tool is then destructive, and every one that sends something outside the
+    /// API (a message, a mail, a payment, a publication) open-world.
+    pub annotations: Option<AnnotationProfile>,
+}
+
+/// `defaults.annotations`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AnnotationProfile {
+    #[default]
+    Standard,
+    Confirm,
 }
 
 /// Who runs a tool (overlay `run`, `defaults.run`).
@@ -377,6 +391,8 @@ pub struct Intents {
     pub handle_ttl_secs: Option<u64>,
     /// `defaults.detect_pagination: false`: only `paginate` entries page with handles.
     pub no_detected_pagination: bool,
+    /// `defaults.annotations`.
+    pub annotation_profile: AnnotationProfile,
     /// Indexes of the operations the overlay excludes.
     pub excluded: BTreeSet<usize>,
     /// Indexes of the operations the overlay keeps whatever T4 says.
@@ -638,6 +654,7 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
         }
     }
     intents.no_detected_pagination = overlay.defaults.detect_pagination == Some(false);
+    intents.annotation_profile = overlay.defaults.annotations.unwrap_or_default();
     if let Some(ttl) = &overlay.defaults.handle_ttl {
         match handle_ttl(ttl) {
             Ok(secs) => intents.handle_ttl_secs = Some(secs),

@@ -1149,3 +1149,41 @@ paths:
     let report = mcp_gen::fidelity::check(&source, &out.catalog);
     assert!(report.is_complete(), "{report:?}");
 }
+
+/// `defaults.annotations: confirm`: for hosts that ask the user before destructive or
+/// open-world tools, every write is destructive and every one that sends something out is
+/// open-world; reads are untouched. The default profile states each effect as it is.
+#[test]
+fn the_confirm_profile_marks_every_write_for_hosts_that_ask() {
+    let spec = r#"{"openapi": "3.1.0", "info": {"title": "Mail", "version": "1"},
+      "servers": [{"url": "https://mail.example.com"}],
+      "paths": {
+        "/drafts": {"post": {"operationId": "createDraft", "summary": "Create a draft.",
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object",
+            "properties": {"text": {"type": "string"}}, "required": ["text"]}}}},
+          "responses": {"200": {"description": "OK"}}},
+          "get": {"operationId": "listDrafts", "summary": "List drafts.", "responses": {"200": {"description": "OK"}}}},
+        "/drafts/{id}/send": {"post": {"operationId": "sendDraft", "summary": "Send a draft.",
+          "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+          "responses": {"200": {"description": "OK"}}}}}}"#;
+    let hints = |defaults: &str| {
+        let overlay = format!(r#"{{"mcp-gen": 1, "server": {{"instructions": "Mail of one account."}}{defaults}}}"#);
+        let input = mcp_gen::Input {
+            spec: mcp_gen::SourceInput::Text { name: "openapi.json".into(), text: spec.into() },
+            overlay: Some(mcp_gen::SourceInput::Text { name: "overlay.json".into(), text: overlay }),
+        };
+        let out = mcp_gen::generate(&input, &mcp_gen::Settings::default()).unwrap();
+        out.catalog
+            .tools
+            .iter()
+            .map(|t| (t.name.clone(), (t.annotations.read_only, t.annotations.destructive, t.annotations.open_world)))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let standard = hints("");
+    assert_eq!(standard["create_draft"], (false, false, false));
+    assert_eq!(standard["send_draft"], (false, false, false));
+    let confirm = hints(r#", "defaults": {"annotations": "confirm"}"#);
+    assert_eq!(confirm["list_drafts"], (true, false, false));
+    assert_eq!(confirm["create_draft"], (false, true, false));
+    assert_eq!(confirm["send_draft"], (false, true, true));
+}

@@ -194,6 +194,42 @@ fn writes_word(word: &str) -> bool {
     write(word) || word.strip_suffix('s').is_some_and(write) || word.strip_suffix("es").is_some_and(write)
 }
 
+/// Words of a tool's name that say it sends something beyond the API's own data.
+const SENDS_OUTSIDE: &[&str] = &[
+    "send",
+    "email",
+    "mail",
+    "notify",
+    "notification",
+    "message",
+    "messages",
+    "publish",
+    "broadcast",
+    "pay",
+    "payment",
+    "payout",
+    "transfer",
+    "charge",
+    "invite",
+    "share",
+    "sms",
+    "tweet",
+    "post",
+];
+
+/// `defaults.annotations: confirm`: hosts that ask the user before a destructive or open-world
+/// tool then ask for every tool that changes state, and mark every one that sends something out.
+pub fn confirm_profile(tool: &mut Tool) {
+    if tool.annotations.read_only {
+        return;
+    }
+    tool.annotations.destructive = true;
+    let sends = tool.name.split('_').any(|w| SENDS_OUTSIDE.contains(&w));
+    if sends || tool.effects.as_ref().and_then(|e| e.open_world) == Some(true) {
+        tool.annotations.open_world = true;
+    }
+}
+
 /// How long a plan waits for its approval (R8), unless `serve --plan-ttl` says otherwise.
 pub const PLAN_TTL_SECS: u64 = 86_400;
 

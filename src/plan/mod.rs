@@ -871,6 +871,9 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         intent::fix_only_values(&mut tool, &api.defs);
     }
     tool.annotations = intent::annotations(&tool, &naming::base_name(op), tool.effects.as_ref());
+    if intents.annotation_profile == crate::overlay::AnnotationProfile::Confirm {
+        intent::confirm_profile(&mut tool);
+    }
     // Declared pagination, else what the result shows (H1); a declaration naming no argument
     // of the tool was reported with the overlay.
     match spec.intent.and_then(|i| i.overlay.paginate.as_ref()) {
