@@ -165,7 +165,7 @@ fn an_undeclared_write_that_may_not_be_undoable_is_a_warning() {
         r#"{"mcp-gen": 1, "server": {"instructions": "Payments of one shop."}}"#,
     )
     .unwrap();
-    let input = Input::files(&tmp.path().join("openapi.json"), Some(tmp.path().join("overlay.json")));
+    let input = Input::files(tmp.path().join("openapi.json"), Some(tmp.path().join("overlay.json")));
     let output = generate(&input, &Settings::default()).unwrap();
     let r9: Vec<(String, String)> = output
         .diagnostics
