@@ -124,7 +124,7 @@ async fn the_python_sdk_answers_the_question_and_the_call_completes() {
     );
     assert_eq!(out["is_error"], true, "{out}");
     let e: Value = serde_json::from_str(out["text"][0].as_str().unwrap()).unwrap();
-    assert_eq!((e["code"].as_str(), e["field"].as_str()), (Some("invalid_argument"), Some("reason")), "{e}");
+    assert_eq!((e["code"].as_str(), e["field"].as_str()), (Some("user_input_required"), Some("reason")), "{e}");
     assert!(e["recovery"].as_str().unwrap().contains("Ask the user \"Why is this withdrawal rejected?"), "{e}");
     assert_eq!(seen.lock().unwrap().len(), 1);
 }
@@ -174,7 +174,7 @@ async fn request_states_are_bound_single_use_and_two_rounds_at_most() {
 
     // A client that declares no elicitation is told what to ask.
     let e = refused(&call(url, &json!({"id": WD, "idempotency_key": "raw-reject-3"}), json!({}), false).await);
-    assert_eq!(e["field"], "reason");
+    assert_eq!((e["code"].as_str(), e["field"].as_str()), (Some("user_input_required"), Some("reason")), "{e}");
     // Declined: the call does not run.
     let args = json!({"id": WD, "idempotency_key": "raw-reject-4"});
     let first = call(url, &args, json!({}), true).await;

@@ -207,7 +207,7 @@ impl Asker {
                 )
             } else {
                 ToolError::new(
-                    codes::INVALID_ARGUMENT,
+                    codes::USER_INPUT_REQUIRED,
                     format!("{} needs `{}` from the user: {}", decl.name, ask.arg, ask.question),
                     format!("Ask the user \"{}\" and call again with `{}` set to their answer; do not guess it.", ask.question, ask.arg),
                 )

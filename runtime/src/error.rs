@@ -36,6 +36,8 @@ pub mod codes {
     pub const APPROVAL_REJECTED: &str = "approval_rejected";
     /// Nobody approved the plan in time: final for this key.
     pub const APPROVAL_EXPIRED: &str = "approval_expired";
+    /// The call needs a value only the user may give (M1); the model should ask them.
+    pub const USER_INPUT_REQUIRED: &str = "user_input_required";
     /// The call needs the user's confirmation, which this client cannot ask for (M2).
     pub const CONFIRMATION_REQUIRED: &str = "confirmation_required";
 }
