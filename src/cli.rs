@@ -109,6 +109,35 @@ pub enum Command {
         #[arg(long, value_name = "TOOLS_JSON")]
         against: Option<PathBuf>,
     },
+    /// Compare the compiled contracts of two versions: every change classed breaking, semantic
+    /// or additive (exit 3 on breaking, 4 on semantic, 0 otherwise).
+    Diff {
+        /// The old spec (or --old-catalog, or --git-base).
+        #[arg(long, value_name = "SPEC", required_unless_present_any = ["old_catalog", "git_base"])]
+        old: Option<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        old_overlay: Option<PathBuf>,
+        /// The old contract as a checked-in tools.json (tools are then matched by name only).
+        #[arg(long, value_name = "TOOLS_JSON", conflicts_with_all = ["old", "git_base"])]
+        old_catalog: Option<PathBuf>,
+        /// Read the old spec and overlay (the --new paths) from this git revision.
+        #[arg(long, value_name = "REF", conflicts_with = "old")]
+        git_base: Option<String>,
+        /// The new spec.
+        #[arg(long, value_name = "SPEC")]
+        new: PathBuf,
+        #[arg(long, value_name = "FILE")]
+        new_overlay: Option<PathBuf>,
+        /// Print `{"changes": [...]}`.
+        #[arg(long)]
+        json: bool,
+        /// Print a Markdown summary (for a pull request).
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
+        /// Exit 0 on semantic changes; only breaking ones fail.
+        #[arg(long)]
+        allow_semantic: bool,
+    },
     /// Print the plan as JSON: every tool with its source operation and where each argument
     /// goes upstream, and every operation left out with the reason.
     Plan {
@@ -352,6 +381,83 @@ pub fn run(cli: Cli) -> ExitCode {
             let warnings = report.diagnostics.iter().any(|d| d.severity == crate::Severity::Warning);
             if report.has_errors() || (deny_warnings && warnings) { ExitCode::from(1) } else { ExitCode::SUCCESS }
         }
+        Command::Diff { old, old_overlay, old_catalog, git_base, new, new_overlay, json, markdown, allow_semantic } => {
+            let settings = Settings { catalog_only: true, ..Settings::default() };
+            let contracts = |spec: &Path, overlay: Option<PathBuf>, which: &str| {
+                let input = Input::files(spec, overlay);
+                match generate(&input, &settings) {
+                    Ok(output) => Some(crate::diff::contracts(&output.catalog)),
+                    Err(report) => {
+                        eprintln!("mcp-gen diff: the {which} version does not compile:");
+                        print_report(&report);
+                        None
+                    }
+                }
+            };
+            let Some(after) = contracts(&new, new_overlay.clone(), "new") else { return ExitCode::from(2) };
+            let before = if let Some(path) = &old_catalog {
+                match std::fs::read_to_string(path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| crate::diff::from_catalog_json(&t))
+                {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!("mcp-gen diff: {}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                }
+            } else if let Some(rev) = &git_base {
+                let dir = match tempfile::tempdir() {
+                    Ok(d) => d,
+                    Err(e) => {
+                        eprintln!("mcp-gen diff: cannot make a temporary directory: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                let spec = match git_show(rev, &new, dir.path()) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("mcp-gen diff: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                let overlay = match &new_overlay {
+                    Some(o) => match git_show(rev, o, dir.path()) {
+                        Ok(p) => Some(p),
+                        Err(e) => {
+                            eprintln!("mcp-gen diff: {e}");
+                            return ExitCode::from(2);
+                        }
+                    },
+                    None => None,
+                };
+                let Some(c) = contracts(&spec, overlay, "old") else { return ExitCode::from(2) };
+                c
+            } else if let Some(old) = &old {
+                let Some(c) = contracts(old, old_overlay.clone(), "old") else { return ExitCode::from(2) };
+                c
+            } else {
+                eprintln!("mcp-gen diff: give --old SPEC, --old-catalog TOOLS_JSON or --git-base REF");
+                return ExitCode::from(2);
+            };
+            let changes = crate::diff::diff(&before, &after);
+            if json {
+                println!("{}", serde_json::json!({"changes": changes}));
+            } else if markdown {
+                print!("{}", crate::diff::markdown(&changes));
+            } else if changes.is_empty() {
+                eprintln!("mcp-gen diff: no contract changes");
+            } else {
+                for c in &changes {
+                    let class = format!("{:?}", c.class).to_lowercase();
+                    println!("{class:9} {:30} {:50} {} -> {} ({})", c.tool, c.pointer, c.before, c.after, c.rule);
+                }
+            }
+            match crate::diff::exit_code(&changes) {
+                4 if allow_semantic => ExitCode::SUCCESS,
+                code => ExitCode::from(code),
+            }
+        }
         Command::Plan { spec } => {
             let settings = spec.catalog_settings();
             let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
@@ -441,6 +547,23 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check { root, .. } => check_repo(root),
         Command::Bless { root } => bless(root),
     }
+}
+
+/// `path` as it was at git revision `rev`, written into `dir` under its own file name.
+fn git_show(rev: &str, path: &Path, dir: &Path) -> Result<PathBuf, String> {
+    let name = path.file_name().ok_or_else(|| format!("{} names no file", path.display()))?;
+    let out = std::process::Command::new("git")
+        .arg("show")
+        .arg(format!("{rev}:./{}", path.display()))
+        .current_dir(".")
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("git show {rev}:{}: {}", path.display(), String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    let target = dir.join(name);
+    std::fs::write(&target, &out.stdout).map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+    Ok(target)
 }
 
 fn compile(args: &SpecArgs, settings: &Settings) -> Option<crate::Output> {

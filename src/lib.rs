@@ -10,6 +10,7 @@
 pub mod build_support;
 pub mod cli;
 pub mod diag;
+pub mod diff;
 pub mod emit;
 pub mod fidelity;
 pub mod json_schema;

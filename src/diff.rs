@@ -1,0 +1,552 @@
+//! The contract diff (CONTRACT V1–V5): what a change of spec or overlay does to agents already
+//! using the tools. Two compiled contracts are compared tool by tool (matched by operation, then
+//! by name, so a rename is one change), schema keyword by schema keyword with every `$ref`
+//! resolved (a component renamed with the same shape is no change), and each difference is
+//! classed:
+//!
+//! | class | what |
+//! | --- | --- |
+//! | breaking | a call or a result reader that worked stops working: tool or argument removed or renamed, new required argument, type changed, input constraint tightened (smaller maximum, larger minimum, shorter maxLength, enum value removed, pattern or format added or changed, `additionalProperties: false`), output field removed, retyped or no longer always there |
+//! | semantic | same shape, different behaviour: annotations, a changed default, effects, approval, scopes, a new value in an output enum, any description (read it: units and meaning live there) |
+//! | additive | new tool, new optional argument, constraint widened or dropped, new output field |
+//!
+//! Never reported: order of tools, properties or enum values, `title`, `examples`, `$comment`,
+//! and the names of `$defs`.
+
+use serde_json::{Map, Value, json};
+
+/// How a change affects existing agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    Breaking,
+    Semantic,
+    Additive,
+}
+
+/// One difference between two contracts.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Change {
+    pub tool: String,
+    /// The operation (operationId, else `METHOD /path`); the old one for a removed or renamed tool.
+    pub operation: Option<String>,
+    /// Into the tool: `/inputSchema/properties/limit/maximum`; empty for the whole tool.
+    pub pointer: String,
+    pub before: Value,
+    pub after: Value,
+    pub class: Class,
+    /// Which rule of the table classed it.
+    pub rule: &'static str,
+}
+
+/// One tool as agents see it, and what stands behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contract {
+    pub name: String,
+    pub operation: Option<String>,
+    pub description: String,
+    pub input: Value,
+    pub output: Option<Value>,
+    pub annotations: Value,
+    /// Effects, approval and scopes, when the contract comes from a spec (not a bare catalog).
+    pub behaviour: Value,
+}
+
+/// The contracts of a compiled catalog.
+pub fn contracts(catalog: &crate::plan::Catalog) -> Vec<Contract> {
+    catalog
+        .tools
+        .iter()
+        .map(|t| {
+            let a = &t.annotations;
+            Contract {
+                name: t.name.clone(),
+                operation: Some(
+                    t.operation.operation_id.clone().unwrap_or_else(|| format!("{} {}", t.operation.method, t.operation.path)),
+                ),
+                description: t.description.clone(),
+                input: t.input_schema.clone(),
+                output: t.output_schema.clone(),
+                annotations: json!({"readOnlyHint": a.read_only, "destructiveHint": a.destructive,
+                    "idempotentHint": a.idempotent, "openWorldHint": a.open_world}),
+                behaviour: json!({
+                    "approval": crate::plan::intent::approval(t).map(|(_, rule)| json!({"autoIf": rule})),
+                    "scopes": t.scopes,
+                    "effects": t.effects.as_ref().map(|e| json!({"reversible": e.reversible,
+                        "onRepeat": e.on_repeat.map(|r| format!("{r:?}")), "approver": e.approver.map(|r| format!("{r:?}"))})),
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The contracts of a `tools.json` (`{"tools": [...]}`): matched by name only.
+pub fn from_catalog_json(text: &str) -> Result<Vec<Contract>, String> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let tools = doc.get("tools").and_then(Value::as_array).ok_or("no `tools` list")?;
+    tools
+        .iter()
+        .map(|t| {
+            let name = t.get("name").and_then(Value::as_str).ok_or("a tool has no `name`")?;
+            Ok(Contract {
+                name: name.to_owned(),
+                operation: None,
+                description: t.get("description").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                input: t.get("inputSchema").cloned().unwrap_or(json!({})),
+                output: t.get("outputSchema").cloned(),
+                annotations: t.get("annotations").cloned().unwrap_or(json!({})),
+                behaviour: Value::Null,
+            })
+        })
+        .collect()
+}
+
+/// Every change from `old` to `new`, breaking first.
+pub fn diff(old: &[Contract], new: &[Contract]) -> Vec<Change> {
+    let mut out = Vec::new();
+    let mut matched_new = vec![false; new.len()];
+    // Pairs: the same name and operation; else the one tool left on the same operation (a
+    // rename); else the same name (the operation moved). Split tools share an operation.
+    let mut pairs: Vec<Option<usize>> = vec![None; old.len()];
+    let same_op = |o: &Contract, n: &Contract| o.operation.is_some() && n.operation == o.operation;
+    for (k, o) in old.iter().enumerate() {
+        if let Some(i) = new.iter().position(|n| n.name == o.name && same_op(o, n)) {
+            pairs[k] = Some(i);
+            matched_new[i] = true;
+        }
+    }
+    for (k, o) in old.iter().enumerate() {
+        if pairs[k].is_some() {
+            continue;
+        }
+        let left: Vec<usize> = (0..new.len()).filter(|i| !matched_new[*i] && same_op(o, &new[*i])).collect();
+        let old_left = old.iter().enumerate().filter(|(j, p)| pairs[*j].is_none() && same_op(p, o)).count();
+        if left.len() == 1 && old_left == 1 {
+            pairs[k] = Some(left[0]);
+            matched_new[left[0]] = true;
+        }
+    }
+    for (k, o) in old.iter().enumerate() {
+        if pairs[k].is_some() {
+            continue;
+        }
+        if let Some(i) = (0..new.len()).find(|i| !matched_new[*i] && new[*i].name == o.name) {
+            pairs[k] = Some(i);
+            matched_new[i] = true;
+        }
+    }
+    for (o, pair) in old.iter().zip(&pairs) {
+        let Some(i) = *pair else {
+            out.push(change(o, "", json!(o.name), Value::Null, Class::Breaking, "tool removed"));
+            continue;
+        };
+        matched_new[i] = true;
+        let n = &new[i];
+        if n.name != o.name {
+            out.push(change(o, "", json!(o.name), json!(n.name), Class::Breaking, "tool renamed"));
+        }
+        compare_tool(o, n, &mut out);
+    }
+    for (n, _) in new.iter().zip(&matched_new).filter(|(_, m)| !**m) {
+        out.push(Change {
+            tool: n.name.clone(),
+            operation: n.operation.clone(),
+            pointer: String::new(),
+            before: Value::Null,
+            after: json!(n.name),
+            class: Class::Additive,
+            rule: "new tool",
+        });
+    }
+    out.sort_by(|a, b| (a.class, &a.tool, &a.pointer).cmp(&(b.class, &b.tool, &b.pointer)));
+    out
+}
+
+fn change(tool: &Contract, pointer: &str, before: Value, after: Value, class: Class, rule: &'static str) -> Change {
+    Change {
+        tool: tool.name.clone(),
+        operation: tool.operation.clone(),
+        pointer: pointer.to_owned(),
+        before,
+        after,
+        class,
+        rule,
+    }
+}
+
+fn compare_tool(o: &Contract, n: &Contract, out: &mut Vec<Change>) {
+    if o.description != n.description {
+        out.push(change(
+            o,
+            "/description",
+            json!(o.description),
+            json!(n.description),
+            Class::Semantic,
+            "description changed",
+        ));
+    }
+    for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+        let (a, b) = (o.annotations.get(hint), n.annotations.get(hint));
+        if a != b {
+            out.push(change(
+                o,
+                &format!("/annotations/{hint}"),
+                a.cloned().unwrap_or(Value::Null),
+                b.cloned().unwrap_or(Value::Null),
+                Class::Semantic,
+                "annotation changed",
+            ));
+        }
+    }
+    if !o.behaviour.is_null() && !n.behaviour.is_null() {
+        for key in ["effects", "approval", "scopes"] {
+            if o.behaviour.get(key) != n.behaviour.get(key) {
+                out.push(change(
+                    o,
+                    &format!("/{key}"),
+                    o.behaviour[key].clone(),
+                    n.behaviour[key].clone(),
+                    Class::Semantic,
+                    "effects, approval or scopes changed",
+                ));
+            }
+        }
+    }
+    let mut walk = Walk { tool: o, out, seen: Default::default() };
+    walk.schema(&o.input, &o.input, &n.input, &n.input, "/inputSchema", Side::Input);
+    match (&o.output, &n.output) {
+        (Some(a), Some(b)) => walk.schema(a, a, b, b, "/outputSchema", Side::Output),
+        (Some(a), None) => walk.push("/outputSchema", a.clone(), Value::Null, Class::Breaking, "output schema removed"),
+        (None, Some(b)) => walk.push("/outputSchema", Value::Null, b.clone(), Class::Additive, "output schema added"),
+        (None, None) => {}
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    /// What callers send: tightening breaks them.
+    Input,
+    /// What result readers read: anything taken away breaks them.
+    Output,
+}
+
+struct Walk<'a, 'o> {
+    tool: &'a Contract,
+    out: &'o mut Vec<Change>,
+    /// Schema pairs already compared (recursive `$defs` come back to themselves).
+    seen: std::collections::BTreeSet<(usize, usize)>,
+}
+
+/// `schema` with a local `$ref` (`#/$defs/X`) replaced by its target, repeatedly.
+fn resolve<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
+    for _ in 0..32 {
+        let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) else {
+            break;
+        };
+        match root.pointer(target) {
+            Some(t) => schema = t,
+            None => break,
+        }
+    }
+    schema
+}
+
+fn types(schema: &Value) -> Option<Vec<String>> {
+    let mut t: Vec<String> = match schema.get("type")? {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(a) => a.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        _ => return None,
+    };
+    t.sort();
+    Some(t)
+}
+
+fn required(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+impl Walk<'_, '_> {
+    fn push(&mut self, pointer: &str, before: Value, after: Value, class: Class, rule: &'static str) {
+        self.out.push(change(self.tool, pointer, before, after, class, rule));
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn schema(&mut self, old_root: &Value, old: &Value, new_root: &Value, new: &Value, at: &str, side: Side) {
+        let (old, new) = (resolve(old_root, old), resolve(new_root, new));
+        if !self.seen.insert((std::ptr::from_ref(old) as usize, std::ptr::from_ref(new) as usize)) {
+            return;
+        }
+        // Types: a wider input type admits every old call; any change breaks a reader.
+        if let (a, b) = (types(old), types(new))
+            && a != b
+        {
+            let widened = match (&a, &b) {
+                (Some(a), Some(b)) => a.iter().all(|t| b.contains(t)),
+                (Some(_), None) => true,
+                _ => false,
+            };
+            let (class, rule) = match side {
+                Side::Input if widened => (Class::Additive, "input type widened"),
+                _ => (Class::Breaking, "type changed"),
+            };
+            self.push(&format!("{at}/type"), json!(a), json!(b), class, rule);
+            // Another type: its old keywords changing with it are the same change.
+            if class == Class::Breaking {
+                return;
+            }
+        }
+        // Bounds: which way tightens.
+        for (key, larger_is_tighter) in [
+            ("minimum", true),
+            ("exclusiveMinimum", true),
+            ("minLength", true),
+            ("minItems", true),
+            ("minProperties", true),
+            ("maximum", false),
+            ("exclusiveMaximum", false),
+            ("maxLength", false),
+            ("maxItems", false),
+            ("maxProperties", false),
+        ] {
+            let (a, b) = (old.get(key), new.get(key));
+            if a == b || side == Side::Output {
+                continue;
+            }
+            let tighter = match (a.and_then(Value::as_f64), b.and_then(Value::as_f64)) {
+                (None, Some(_)) => true,
+                (Some(_), None) => false,
+                (Some(x), Some(y)) => (y > x) == larger_is_tighter,
+                (None, None) => continue,
+            };
+            let (class, rule) = if tighter {
+                (Class::Breaking, "input constraint tightened")
+            } else {
+                (Class::Additive, "input constraint widened")
+            };
+            self.push(
+                &format!("{at}/{key}"),
+                a.cloned().unwrap_or(Value::Null),
+                b.cloned().unwrap_or(Value::Null),
+                class,
+                rule,
+            );
+        }
+        for key in ["pattern", "format", "const"] {
+            let (a, b) = (old.get(key), new.get(key));
+            if a == b {
+                continue;
+            }
+            let (class, rule) = match (side, b) {
+                (Side::Input, None) => (Class::Additive, "input constraint widened"),
+                (Side::Input, Some(_)) => (Class::Breaking, "input constraint tightened"),
+                (Side::Output, _) => (Class::Semantic, "output constraint changed"),
+            };
+            self.push(
+                &format!("{at}/{key}"),
+                a.cloned().unwrap_or(Value::Null),
+                b.cloned().unwrap_or(Value::Null),
+                class,
+                rule,
+            );
+        }
+        if let (Some(a), Some(b)) =
+            (old.get("enum").and_then(Value::as_array), new.get("enum").and_then(Value::as_array))
+        {
+            let removed: Vec<&Value> = a.iter().filter(|v| !b.contains(v)).collect();
+            let added: Vec<&Value> = b.iter().filter(|v| !a.contains(v)).collect();
+            let pointer = format!("{at}/enum");
+            match side {
+                Side::Input if !removed.is_empty() => {
+                    self.push(&pointer, json!(removed), Value::Null, Class::Breaking, "enum value removed");
+                }
+                Side::Output if !added.is_empty() => {
+                    self.push(&pointer, Value::Null, json!(added), Class::Semantic, "output enum value added");
+                }
+                Side::Output if !removed.is_empty() => {
+                    self.push(&pointer, json!(removed), Value::Null, Class::Additive, "output enum value removed");
+                }
+                _ => {}
+            }
+            if side == Side::Input && !added.is_empty() {
+                self.push(&pointer, Value::Null, json!(added), Class::Additive, "enum value added");
+            }
+        } else if old.get("enum") != new.get("enum") {
+            let class =
+                if side == Side::Input && new.get("enum").is_some() { Class::Breaking } else { Class::Semantic };
+            let rule = if class == Class::Breaking { "input constraint tightened" } else { "enum changed" };
+            self.push(
+                &format!("{at}/enum"),
+                old.get("enum").cloned().unwrap_or(Value::Null),
+                new.get("enum").cloned().unwrap_or(Value::Null),
+                class,
+                rule,
+            );
+        }
+        if old.get("default") != new.get("default") {
+            self.push(
+                &format!("{at}/default"),
+                old.get("default").cloned().unwrap_or(Value::Null),
+                new.get("default").cloned().unwrap_or(Value::Null),
+                Class::Semantic,
+                "default changed",
+            );
+        }
+        if at != "/inputSchema" && at != "/outputSchema" && old.get("description") != new.get("description") {
+            self.push(
+                &format!("{at}/description"),
+                old.get("description").cloned().unwrap_or(Value::Null),
+                new.get("description").cloned().unwrap_or(Value::Null),
+                Class::Semantic,
+                "description changed",
+            );
+        }
+        let closed = |s: &Value| s.get("additionalProperties") == Some(&Value::Bool(false));
+        if side == Side::Input && closed(old) != closed(new) {
+            let (class, rule) = if closed(new) {
+                (Class::Breaking, "input constraint tightened")
+            } else {
+                (Class::Additive, "input constraint widened")
+            };
+            self.push(&format!("{at}/additionalProperties"), json!(!closed(old)), json!(!closed(new)), class, rule);
+        }
+        self.properties(old_root, old, new_root, new, at, side);
+        if let (Some(a), Some(b)) = (old.get("items"), new.get("items")) {
+            self.schema(old_root, a, new_root, b, &format!("{at}/items"), side);
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            let (a, b) = (old.get(key).and_then(Value::as_array), new.get(key).and_then(Value::as_array));
+            if a.map(Vec::len) == b.map(Vec::len) {
+                for (i, (x, y)) in a.into_iter().flatten().zip(b.into_iter().flatten()).enumerate() {
+                    self.schema(old_root, x, new_root, y, &format!("{at}/{key}/{i}"), side);
+                }
+            } else {
+                let grew = a.map_or(0, Vec::len) < b.map_or(0, Vec::len);
+                let (class, rule) = match (side, key, grew) {
+                    (Side::Input, "anyOf" | "oneOf", true) => (Class::Additive, "input alternative added"),
+                    _ => (Class::Breaking, "alternatives changed"),
+                };
+                self.push(&format!("{at}/{key}"), json!(a), json!(b), class, rule);
+            }
+        }
+    }
+
+    fn properties(&mut self, old_root: &Value, old: &Value, new_root: &Value, new: &Value, at: &str, side: Side) {
+        let empty = Map::new();
+        let a = old.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+        let b = new.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+        let (ra, rb) = (required(old), required(new));
+        let removed: Vec<&String> = a.keys().filter(|k| !b.contains_key(*k)).collect();
+        let added: Vec<&String> = b.keys().filter(|k| !a.contains_key(*k)).collect();
+        // An argument that left under one name and came back under another with the same shape.
+        let mut renamed: Vec<(&String, &String)> = Vec::new();
+        for r in &removed {
+            if let Some(n) = added.iter().find(|n| {
+                !renamed.iter().any(|(_, m)| m == *n)
+                    && resolve(old_root, &a[r.as_str()]) == resolve(new_root, &b[n.as_str()])
+            }) {
+                renamed.push((r, n));
+            }
+        }
+        for r in &removed {
+            let pointer = format!("{at}/properties/{}", escape(r));
+            match renamed.iter().find(|(o, _)| o == r) {
+                Some((_, n)) => self.push(
+                    &pointer,
+                    json!(r),
+                    json!(n),
+                    Class::Breaking,
+                    if side == Side::Input { "argument renamed" } else { "output field renamed" },
+                ),
+                None => self.push(
+                    &pointer,
+                    json!(r),
+                    Value::Null,
+                    Class::Breaking,
+                    if side == Side::Input { "argument removed" } else { "output field removed" },
+                ),
+            }
+        }
+        for n in &added {
+            if renamed.iter().any(|(_, m)| m == n) {
+                continue;
+            }
+            let pointer = format!("{at}/properties/{}", escape(n));
+            let (class, rule) = match side {
+                Side::Input if rb.contains(&n.as_str()) => (Class::Breaking, "new required argument"),
+                Side::Input => (Class::Additive, "new optional argument"),
+                Side::Output => (Class::Additive, "new output field"),
+            };
+            self.push(&pointer, Value::Null, json!(n), class, rule);
+        }
+        for (name, x) in a {
+            let Some(y) = b.get(name) else { continue };
+            let pointer = format!("{at}/properties/{}", escape(name));
+            let (was, is) = (ra.contains(&name.as_str()), rb.contains(&name.as_str()));
+            if was != is {
+                let (class, rule) = match (side, is) {
+                    (Side::Input, true) => (Class::Breaking, "argument became required"),
+                    (Side::Input, false) => (Class::Additive, "argument became optional"),
+                    (Side::Output, false) => (Class::Breaking, "output field no longer always present"),
+                    (Side::Output, true) => (Class::Additive, "output field now always present"),
+                };
+                self.push(&format!("{pointer}/required"), json!(was), json!(is), class, rule);
+            }
+            self.schema(old_root, x, new_root, y, &pointer, side);
+        }
+    }
+}
+
+/// The exit code for a set of changes: 3 breaking, 4 semantic, 0 otherwise.
+pub fn exit_code(changes: &[Change]) -> u8 {
+    if changes.iter().any(|c| c.class == Class::Breaking) {
+        3
+    } else if changes.iter().any(|c| c.class == Class::Semantic) {
+        4
+    } else {
+        0
+    }
+}
+
+/// The changes as a Markdown summary for a pull request.
+pub fn markdown(changes: &[Change]) -> String {
+    let count = |c: Class| changes.iter().filter(|x| x.class == c).count();
+    let mut out = format!(
+        "### Contract changes\n\n{} breaking, {} semantic, {} additive.\n",
+        count(Class::Breaking),
+        count(Class::Semantic),
+        count(Class::Additive)
+    );
+    if changes.is_empty() {
+        return out;
+    }
+    out.push_str("\n| class | tool | where | before | after | rule |\n| --- | --- | --- | --- | --- | --- |\n");
+    let cell = |v: &Value| {
+        let s = if v.is_null() { String::new() } else { v.to_string() };
+        let s = s.replace('|', "\\|").replace('\n', " ");
+        if s.chars().count() > 80 { s.chars().take(77).collect::<String>() + "..." } else { s }
+    };
+    for c in changes {
+        let class = match c.class {
+            Class::Breaking => "**breaking**",
+            Class::Semantic => "semantic",
+            Class::Additive => "additive",
+        };
+        out.push_str(&format!(
+            "| {class} | `{}` | `{}` | {} | {} | {} |\n",
+            c.tool,
+            if c.pointer.is_empty() { "(tool)" } else { &c.pointer },
+            cell(&c.before),
+            cell(&c.after),
+            c.rule
+        ));
+    }
+    out
+}
