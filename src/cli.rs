@@ -137,6 +137,10 @@ pub enum Command {
         /// Exit 0 on semantic changes; only breaking ones fail.
         #[arg(long)]
         allow_semantic: bool,
+        /// Exit 0 on breaking changes too when the API's major version (`info.version`) went up:
+        /// the change comes as a new version.
+        #[arg(long)]
+        allow_breaking_on_major: bool,
     },
     /// Print the plan as JSON: every tool with its source operation and where each argument
     /// goes upstream, and every operation left out with the reason.
@@ -381,12 +385,27 @@ pub fn run(cli: Cli) -> ExitCode {
             let warnings = report.diagnostics.iter().any(|d| d.severity == crate::Severity::Warning);
             if report.has_errors() || (deny_warnings && warnings) { ExitCode::from(1) } else { ExitCode::SUCCESS }
         }
-        Command::Diff { old, old_overlay, old_catalog, git_base, new, new_overlay, json, markdown, allow_semantic } => {
+        Command::Diff {
+            old,
+            old_overlay,
+            old_catalog,
+            git_base,
+            new,
+            new_overlay,
+            json,
+            markdown,
+            allow_semantic,
+            allow_breaking_on_major,
+        } => {
             let settings = Settings { catalog_only: true, ..Settings::default() };
+            let versions = std::cell::RefCell::new(Vec::new());
             let contracts = |spec: &Path, overlay: Option<PathBuf>, which: &str| {
                 let input = Input::files(spec, overlay);
                 match generate(&input, &settings) {
-                    Ok(output) => Some(crate::diff::contracts(&output.catalog)),
+                    Ok(output) => {
+                        versions.borrow_mut().push(output.catalog.source.api_version.clone());
+                        Some(crate::diff::contracts(&output.catalog))
+                    }
                     Err(report) => {
                         eprintln!("mcp-gen diff: the {which} version does not compile:");
                         print_report(&report);
@@ -453,8 +472,22 @@ pub fn run(cli: Cli) -> ExitCode {
                     println!("{class:9} {:30} {:50} {} -> {} ({})", c.tool, c.pointer, c.before, c.after, c.rule);
                 }
             }
+            // `versions` holds the new version first, then the old one when it was compiled.
+            let major =
+                |v: &str| v.trim_start_matches(['v', 'V']).split('.').next().and_then(|m| m.parse::<u64>().ok());
+            let versions = versions.into_inner();
+            let new_major = versions.first().and_then(|v| major(v));
+            let old_major = versions.get(1).and_then(|v| major(v));
             match crate::diff::exit_code(&changes) {
                 4 if allow_semantic => ExitCode::SUCCESS,
+                3 if allow_breaking_on_major && matches!((old_major, new_major), (Some(a), Some(b)) if b > a) => {
+                    eprintln!(
+                        "mcp-gen diff: breaking changes, with a new major version ({} → {}): allowed",
+                        versions.get(1).map_or("?", String::as_str),
+                        versions.first().map_or("?", String::as_str)
+                    );
+                    ExitCode::SUCCESS
+                }
                 code => ExitCode::from(code),
             }
         }
