@@ -44,6 +44,8 @@ pub struct Change {
 pub struct Contract {
     pub name: String,
     pub operation: Option<String>,
+    /// `METHOD /path`: what pairs a tool across versions, whatever its name or operationId.
+    pub route: Option<String>,
     pub description: String,
     pub input: Value,
     pub output: Option<Value>,
@@ -64,6 +66,7 @@ pub fn contracts(catalog: &crate::plan::Catalog) -> Vec<Contract> {
                 operation: Some(
                     t.operation.operation_id.clone().unwrap_or_else(|| format!("{} {}", t.operation.method, t.operation.path)),
                 ),
+                route: Some(format!("{} {}", t.operation.method, t.operation.path)),
                 description: t.description.clone(),
                 input: t.input_schema.clone(),
                 output: t.output_schema.clone(),
@@ -91,6 +94,7 @@ pub fn from_catalog_json(text: &str) -> Result<Vec<Contract>, String> {
             Ok(Contract {
                 name: name.to_owned(),
                 operation: None,
+                route: None,
                 description: t.get("description").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 input: t.get("inputSchema").cloned().unwrap_or(json!({})),
                 output: t.get("outputSchema").cloned(),
@@ -108,7 +112,7 @@ pub fn diff(old: &[Contract], new: &[Contract]) -> Vec<Change> {
     // Pairs: the same name and operation; else the one tool left on the same operation (a
     // rename); else the same name (the operation moved). Split tools share an operation.
     let mut pairs: Vec<Option<usize>> = vec![None; old.len()];
-    let same_op = |o: &Contract, n: &Contract| o.operation.is_some() && n.operation == o.operation;
+    let same_op = |o: &Contract, n: &Contract| o.route.is_some() && n.route == o.route;
     for (k, o) in old.iter().enumerate() {
         if let Some(i) = new.iter().position(|n| n.name == o.name && same_op(o, n)) {
             pairs[k] = Some(i);

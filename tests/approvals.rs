@@ -18,7 +18,6 @@ use axum::routing::post;
 use serde_json::{Value, json};
 
 const OPERATOR: &str = "the operator's token, 32 characters or more";
-const PG: &str = "postgres://postgres@127.0.0.1:5432/test";
 const WD: &str = "wd_0123456789abcdef";
 
 type Seen = Arc<Mutex<Vec<Value>>>;
@@ -94,15 +93,6 @@ async fn admin(url: &str, method: &str, path: &str, token: Option<&str>) -> (u16
     let response = request.send().await.unwrap();
     let status = response.status().as_u16();
     (status, response.json().await.unwrap_or(Value::Null))
-}
-
-/// A PostgreSQL store URL in a schema of its own.
-async fn pg_schema(name: &str) -> String {
-    let (admin, conn) = tokio_postgres::connect(PG, tokio_postgres::NoTls).await.expect("PostgreSQL on 127.0.0.1:5432");
-    tokio::spawn(conn);
-    let schema = format!("{name}_{}", std::process::id());
-    admin.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).await.unwrap();
-    format!("{PG}?options=-csearch_path%3D{schema}")
 }
 
 async fn plan_approve_apply(store: &str) {
@@ -194,7 +184,7 @@ async fn plans_wait_for_approval_and_run_once_on_sqlite() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plans_wait_for_approval_and_run_once_on_postgres() {
-    let store = pg_schema("plans").await;
+    let store = support::pg_schema("plans").await;
     plan_approve_apply(&store).await;
 }
 

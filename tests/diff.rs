@@ -310,3 +310,34 @@ fn a_shared_component_change_reaches_each_tool_and_sets_the_exit_code() {
     let md = mcp_gen::diff::markdown(&changes);
     assert!(md.contains("2 breaking, 0 semantic, 0 additive") && md.contains("`create_quote`"), "{md}");
 }
+
+/// A realistic pair (`tests/fixtures/diff/shop-v1.yaml` → `shop-v2.yaml`, with overlays): 31
+/// labelled changes in all three classes — some inside shared components (`Address`, `Product`,
+/// `Order`), so one edit reaches several tools — and five edits that change no contract (the
+/// `Money` component renamed `Amount` with the same shape, its title, `Product`'s properties
+/// reordered, an example value, `info.version`). Every change is found and classed as labelled
+/// in `shop-changes.json`, and nothing else is reported.
+#[test]
+fn a_realistic_version_pair_is_classed_as_labelled() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff");
+    let load = |spec: &str, overlay: &str| {
+        let input = Input::files(dir.join(spec), Some(dir.join(overlay)));
+        mcp_gen::diff::contracts(&generate(&input, &Settings::default()).unwrap_or_else(|r| panic!("{r}")).catalog)
+    };
+    let changes = diff(&load("shop-v1.yaml", "shop-overlay-v1.yaml"), &load("shop-v2.yaml", "shop-overlay-v2.yaml"));
+    let found: Vec<Value> =
+        changes.iter().map(|c| json!([serde_json::to_value(c.class).unwrap(), c.tool, c.pointer, c.rule])).collect();
+    let labelled: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("shop-changes.json")).unwrap()).unwrap();
+    assert_eq!(found, labelled);
+    assert!(labelled.len() >= 25);
+    for class in ["breaking", "semantic", "additive"] {
+        assert!(labelled.iter().any(|l| l[0] == class), "no {class} change labelled");
+    }
+    // The rename is one change, not a removal and a new tool.
+    assert!(
+        changes
+            .iter()
+            .any(|c| c.rule == "tool renamed" && c.before == "list_customers" && c.after == "search_customers")
+    );
+}

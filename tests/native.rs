@@ -11,22 +11,11 @@ use mcp_gen_runtime::rmcp::service::RunningService;
 use mcp_gen_runtime::rmcp::transport::StreamableHttpClientTransport;
 use mcp_gen_runtime::rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
-use support::{Server, binary, error_body, python, replayed, repo, spawn_server};
-
-const PG: &str = "postgres://postgres@127.0.0.1:5432/test";
+use support::{Server, binary, error_body, pg_schema, python, replayed, repo, spawn_server};
 
 fn start(store: &str) -> Server {
     let exe = binary("orders-service");
     spawn_server(&exe, &["--http", "127.0.0.1:0", "--store", store], &[], "MCP on http://")
-}
-
-/// A PostgreSQL store URL in a schema of its own.
-async fn pg_schema(name: &str) -> String {
-    let (admin, conn) = tokio_postgres::connect(PG, tokio_postgres::NoTls).await.expect("PostgreSQL on 127.0.0.1:5432");
-    tokio::spawn(conn);
-    let schema = format!("{name}_{}", std::process::id());
-    admin.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).await.unwrap();
-    format!("{PG}?options=-csearch_path%3D{schema}")
 }
 
 async fn client(url: &str, modern: bool) -> RunningService<RoleClient, ()> {

@@ -48,19 +48,25 @@ fn npm_ci() {
     });
 }
 
-fn start_issuer() -> Issuer {
+/// `node tests/oauth/<script>` with `env`, and the JSON line it announces itself with.
+fn spawn_node(script: &str, env: &[(&str, &str)]) -> (Child, Value) {
     npm_ci();
-    let script = support::repo().join("tests/oauth/issuer.mjs");
     let mut child = Command::new("node")
-        .arg(script)
+        .arg(support::repo().join("tests/oauth").join(script))
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::null())
         .spawn()
         .expect("node runs");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("issuer said {line:?}: {e}"));
+    let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{script} said {line:?}: {e}"));
+    (child, info)
+}
+
+fn start_issuer() -> Issuer {
+    let (child, info) = spawn_node("issuer.mjs", &[]);
     Issuer {
         child,
         url: info["issuer"].as_str().unwrap().to_owned(),
@@ -556,19 +562,7 @@ fn start_exchange(subject_issuer: &Issuer) -> (Child, String) {
 
 /// `tests/oauth/exchange.mjs` running, and what it announced (issuer, endpoints).
 fn start_provider(subject_issuer: &Issuer) -> (Child, Value) {
-    npm_ci();
-    let mut child = Command::new("node")
-        .arg(support::repo().join("tests/oauth/exchange.mjs"))
-        .env("SUBJECT_ISSUER", &subject_issuer.url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node runs");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("exchange server said {line:?}: {e}"));
-    (child, info)
+    spawn_node("exchange.mjs", &[("SUBJECT_ISSUER", &subject_issuer.url)])
 }
 
 #[tokio::test(flavor = "multi_thread")]

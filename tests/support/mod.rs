@@ -76,6 +76,18 @@ pub async fn raw_tools_call(
     serde_json::from_str(&text).unwrap()
 }
 
+/// The PostgreSQL the store tests use (trust auth, database `test`).
+pub const PG: &str = "postgres://postgres@127.0.0.1:5432/test";
+
+/// A PostgreSQL store URL in a schema of its own (dropped and made afresh).
+pub async fn pg_schema(name: &str) -> String {
+    let (admin, conn) = tokio_postgres::connect(PG, tokio_postgres::NoTls).await.expect("PostgreSQL on 127.0.0.1:5432");
+    tokio::spawn(conn);
+    let schema = format!("{name}_{}", std::process::id());
+    admin.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).await.unwrap();
+    format!("{PG}?options=-csearch_path%3D{schema}")
+}
+
 /// Serves `app` on a loopback port on its own thread (a test's upstream API); its address.
 pub fn serve_upstream(app: axum::Router) -> std::net::SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
