@@ -48,7 +48,10 @@ pub struct Contract {
     pub route: Option<String>,
     pub description: String,
     pub input: Value,
+    /// The result schema before the served catalog's size budget prunes it (what the API
+    /// answers), its `$ref`s into `output_defs`.
     pub output: Option<Value>,
+    pub output_defs: Option<std::sync::Arc<Value>>,
     pub annotations: Value,
     /// Effects, approval and scopes, when the contract comes from a spec (not a bare catalog).
     pub behaviour: Value,
@@ -56,6 +59,7 @@ pub struct Contract {
 
 /// The contracts of a compiled catalog.
 pub fn contracts(catalog: &crate::plan::Catalog) -> Vec<Contract> {
+    let defs = std::sync::Arc::new(json!({"$defs": catalog.defs.schemas}));
     catalog
         .tools
         .iter()
@@ -69,7 +73,8 @@ pub fn contracts(catalog: &crate::plan::Catalog) -> Vec<Contract> {
                 route: Some(format!("{} {}", t.operation.method, t.operation.path)),
                 description: t.description.clone(),
                 input: t.input_schema.clone(),
-                output: t.output_schema.clone(),
+                output: t.output.clone().or_else(|| t.output_schema.clone()),
+                output_defs: t.output.as_ref().map(|_| defs.clone()),
                 annotations: json!({"readOnlyHint": a.read_only, "destructiveHint": a.destructive,
                     "idempotentHint": a.idempotent, "openWorldHint": a.open_world}),
                 behaviour: json!({
@@ -98,6 +103,7 @@ pub fn from_catalog_json(text: &str) -> Result<Vec<Contract>, String> {
                 description: t.get("description").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 input: t.get("inputSchema").cloned().unwrap_or(json!({})),
                 output: t.get("outputSchema").cloned(),
+                output_defs: None,
                 annotations: t.get("annotations").cloned().unwrap_or(json!({})),
                 behaviour: Value::Null,
             })
@@ -178,8 +184,14 @@ fn change(tool: &Contract, pointer: &str, before: Value, after: Value, class: Cl
     }
 }
 
+/// Texts that differ only in case or spacing say the same.
+fn same_text(a: &str, b: &str) -> bool {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    norm(a) == norm(b)
+}
+
 fn compare_tool(o: &Contract, n: &Contract, out: &mut Vec<Change>) {
-    if o.description != n.description {
+    if !same_text(&o.description, &n.description) {
         out.push(change(
             o,
             "/description",
@@ -219,7 +231,10 @@ fn compare_tool(o: &Contract, n: &Contract, out: &mut Vec<Change>) {
     let mut walk = Walk { tool: o, out, seen: Default::default() };
     walk.schema(&o.input, &o.input, &n.input, &n.input, "/inputSchema", Side::Input);
     match (&o.output, &n.output) {
-        (Some(a), Some(b)) => walk.schema(a, a, b, b, "/outputSchema", Side::Output),
+        (Some(a), Some(b)) => {
+            let (ra, rb) = (o.output_defs.as_deref().unwrap_or(a), n.output_defs.as_deref().unwrap_or(b));
+            walk.schema(ra, a, rb, b, "/outputSchema", Side::Output);
+        }
         (Some(a), None) => walk.push("/outputSchema", a.clone(), Value::Null, Class::Breaking, "output schema removed"),
         (None, Some(b)) => walk.push("/outputSchema", Value::Null, b.clone(), Class::Additive, "output schema added"),
         (None, None) => {}
@@ -237,8 +252,8 @@ enum Side {
 struct Walk<'a, 'o> {
     tool: &'a Contract,
     out: &'o mut Vec<Change>,
-    /// Schema pairs already compared (recursive `$defs` come back to themselves).
-    seen: std::collections::BTreeSet<(usize, usize)>,
+    /// `$ref` pairs already compared (recursive `$defs` come back to themselves).
+    seen: std::collections::BTreeSet<(String, String, String)>,
 }
 
 /// `schema` with a local `$ref` (`#/$defs/X`) replaced by its target, repeatedly.
@@ -273,6 +288,75 @@ fn required(schema: &Value) -> Vec<&str> {
         .unwrap_or_default()
 }
 
+fn at_side(side: Side) -> String {
+    match side {
+        Side::Input => "in".to_owned(),
+        Side::Output => "out".to_owned(),
+    }
+}
+
+/// Names that share a word longer than two letters (`Number` / `DestinationNumber` do;
+/// `asn__lte` / `contact_group` do not).
+fn kindred(a: &str, b: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cur = String::new();
+        for c in s.chars() {
+            if !c.is_alphanumeric() || (c.is_uppercase() && !cur.is_empty()) {
+                if !cur.is_empty() {
+                    out.push(cur.to_lowercase());
+                }
+                cur = String::new();
+            }
+            if c.is_alphanumeric() {
+                cur.push(c);
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur.to_lowercase());
+        }
+        out
+    };
+    let (x, y) = (words(a), words(b));
+    x.iter().any(|w| w.len() > 2 && y.contains(w))
+}
+
+/// `schema` with its `allOf` branches merged in (properties, required, and the keywords it
+/// lacks), so an object that moved its fields into or out of `allOf` compares as the same one.
+fn flatten<'a>(root: &Value, schema: &'a Value) -> std::borrow::Cow<'a, Value> {
+    let Some(branches) = schema.get("allOf").and_then(Value::as_array) else {
+        return std::borrow::Cow::Borrowed(schema);
+    };
+    let mut out = schema.as_object().cloned().unwrap_or_default();
+    out.remove("allOf");
+    for branch in branches {
+        let Value::Object(b) = flatten(root, resolve(root, branch)).into_owned() else { continue };
+        for (k, v) in b {
+            match (k.as_str(), out.get_mut(&k)) {
+                ("properties", Some(Value::Object(p))) => {
+                    if let Value::Object(more) = v {
+                        for (name, s) in more {
+                            p.entry(name).or_insert(s);
+                        }
+                    }
+                }
+                ("required", Some(Value::Array(r))) => {
+                    for name in v.as_array().into_iter().flatten() {
+                        if !r.contains(name) {
+                            r.push(name.clone());
+                        }
+                    }
+                }
+                (_, Some(_)) => {}
+                (_, None) => {
+                    out.insert(k, v);
+                }
+            }
+        }
+    }
+    std::borrow::Cow::Owned(Value::Object(out))
+}
+
 fn escape(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
 }
@@ -284,10 +368,19 @@ impl Walk<'_, '_> {
 
     #[allow(clippy::too_many_lines)]
     fn schema(&mut self, old_root: &Value, old: &Value, new_root: &Value, new: &Value, at: &str, side: Side) {
-        let (old, new) = (resolve(old_root, old), resolve(new_root, new));
-        if !self.seen.insert((std::ptr::from_ref(old) as usize, std::ptr::from_ref(new) as usize)) {
+        let reference = |s: &Value| s.get("$ref").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let (ref_old, ref_new) = (reference(old), reference(new));
+        if (!ref_old.is_empty() || !ref_new.is_empty()) && !self.seen.insert((at_side(side), ref_old, ref_new)) {
             return;
         }
+        // A description written beside a `$ref` is the node's own.
+        let (desc_old, desc_new) = (old.get("description").cloned(), new.get("description").cloned());
+        let (old, new) = (flatten(old_root, resolve(old_root, old)), flatten(new_root, resolve(new_root, new)));
+        let (old, new) = (old.as_ref(), new.as_ref());
+        let (desc_old, desc_new) = (
+            desc_old.or_else(|| old.get("description").cloned()),
+            desc_new.or_else(|| new.get("description").cloned()),
+        );
         // Types: a wider input type admits every old call; any change breaks a reader.
         if let (a, b) = (types(old), types(new))
             && a != b
@@ -302,8 +395,13 @@ impl Walk<'_, '_> {
                 _ => (Class::Breaking, "type changed"),
             };
             self.push(&format!("{at}/type"), json!(a), json!(b), class, rule);
-            // Another type: its old keywords changing with it are the same change.
-            if class == Class::Breaking {
+            // Another type altogether: its old keywords changing with it are the same change.
+            // (A type that gained or lost `null` is still compared below.)
+            let disjoint = match (&a, &b) {
+                (Some(a), Some(b)) => !a.iter().any(|t| t != "null" && b.contains(t)),
+                _ => false,
+            };
+            if class == Class::Breaking && disjoint {
                 return;
             }
         }
@@ -367,20 +465,19 @@ impl Walk<'_, '_> {
             let removed: Vec<&Value> = a.iter().filter(|v| !b.contains(v)).collect();
             let added: Vec<&Value> = b.iter().filter(|v| !a.contains(v)).collect();
             let pointer = format!("{at}/enum");
-            match side {
-                Side::Input if !removed.is_empty() => {
-                    self.push(&pointer, json!(removed), Value::Null, Class::Breaking, "enum value removed");
-                }
-                Side::Output if !added.is_empty() => {
-                    self.push(&pointer, Value::Null, json!(added), Class::Semantic, "output enum value added");
-                }
-                Side::Output if !removed.is_empty() => {
-                    self.push(&pointer, json!(removed), Value::Null, Class::Additive, "output enum value removed");
-                }
-                _ => {}
+            if !removed.is_empty() {
+                let (class, rule) = match side {
+                    Side::Input => (Class::Breaking, "enum value removed"),
+                    Side::Output => (Class::Additive, "output enum value removed"),
+                };
+                self.push(&pointer, json!(removed), Value::Null, class, rule);
             }
-            if side == Side::Input && !added.is_empty() {
-                self.push(&pointer, Value::Null, json!(added), Class::Additive, "enum value added");
+            if !added.is_empty() {
+                let (class, rule) = match side {
+                    Side::Input => (Class::Additive, "enum value added"),
+                    Side::Output => (Class::Semantic, "output enum value added"),
+                };
+                self.push(&pointer, Value::Null, json!(added), class, rule);
             }
         } else if old.get("enum") != new.get("enum") {
             let class =
@@ -403,11 +500,15 @@ impl Walk<'_, '_> {
                 "default changed",
             );
         }
-        if at != "/inputSchema" && at != "/outputSchema" && old.get("description") != new.get("description") {
+        let differs = match (desc_old.as_ref().and_then(Value::as_str), desc_new.as_ref().and_then(Value::as_str)) {
+            (Some(a), Some(b)) => !same_text(a, b),
+            (a, b) => a != b,
+        };
+        if at != "/inputSchema" && at != "/outputSchema" && differs {
             self.push(
                 &format!("{at}/description"),
-                old.get("description").cloned().unwrap_or(Value::Null),
-                new.get("description").cloned().unwrap_or(Value::Null),
+                desc_old.unwrap_or(Value::Null),
+                desc_new.unwrap_or(Value::Null),
                 Class::Semantic,
                 "description changed",
             );
@@ -447,14 +548,30 @@ impl Walk<'_, '_> {
         let a = old.get("properties").and_then(Value::as_object).unwrap_or(&empty);
         let b = new.get("properties").and_then(Value::as_object).unwrap_or(&empty);
         let (ra, rb) = (required(old), required(new));
+        // An input that lost its properties and takes any object now admits every old call.
+        let open = new.get("additionalProperties") != Some(&Value::Bool(false));
+        if side == Side::Input && !a.is_empty() && b.is_empty() && open {
+            self.push(
+                &format!("{at}/properties"),
+                json!(a.keys().collect::<Vec<_>>()),
+                Value::Null,
+                Class::Additive,
+                "input constraint widened",
+            );
+            return;
+        }
         let removed: Vec<&String> = a.keys().filter(|k| !b.contains_key(*k)).collect();
         let added: Vec<&String> = b.keys().filter(|k| !a.contains_key(*k)).collect();
-        // An argument that left under one name and came back under another with the same shape.
+        // An argument that left under one name and came back under another: the same shape, and
+        // the same description or a kindred name (plain strings are everywhere).
         let mut renamed: Vec<(&String, &String)> = Vec::new();
         for r in &removed {
+            let (xs, xd) = (resolve(old_root, &a[r.as_str()]), a[r.as_str()].get("description"));
             if let Some(n) = added.iter().find(|n| {
-                !renamed.iter().any(|(_, m)| m == *n)
-                    && resolve(old_root, &a[r.as_str()]) == resolve(new_root, &b[n.as_str()])
+                let (ys, yd) = (resolve(new_root, &b[n.as_str()]), b[n.as_str()].get("description"));
+                let described = (xd.is_some() && xd == yd)
+                    || (xs.get("description").is_some() && xs.get("description") == ys.get("description"));
+                !renamed.iter().any(|(_, m)| m == *n) && xs == ys && (described || kindred(r, n))
             }) {
                 renamed.push((r, n));
             }

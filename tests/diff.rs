@@ -76,7 +76,7 @@ fn every_rule_of_the_table_is_found_and_classed() {
         (
             "argument renamed",
             api(
-                body(json!({"name": name, "total": {"type": "integer", "maximum": 10}}), &["name"]),
+                body(json!({"name": name, "item_count": {"type": "integer", "maximum": 10}}), &["name"]),
                 base_out.clone(),
                 json!({}),
             ),
@@ -339,5 +339,65 @@ fn a_realistic_version_pair_is_classed_as_labelled() {
         changes
             .iter()
             .any(|c| c.rule == "tool renamed" && c.before == "list_customers" && c.after == "search_customers")
+    );
+}
+
+/// What diffing real version pairs of the corpus taught (issue note): fields moved into `allOf`
+/// are the same fields; a description beside a `$ref` is compared; an output that became
+/// nullable is still compared inside; an input that became free-form widened; an output enum
+/// that gained and lost values says both.
+#[test]
+fn shapes_seen_in_real_version_pairs() {
+    let flat =
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]});
+    let composed = json!({"allOf": [
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+        {"type": "object", "properties": {"b": {"type": "integer"}}}]});
+    let none = diff(
+        &compile(&api(flat.clone(), flat.clone(), json!({}))),
+        &compile(&api(composed.clone(), composed, json!({}))),
+    );
+    assert!(none.is_empty(), "allOf: {none:#?}");
+
+    let with_ref = |d: &str| {
+        api(
+            json!({"type": "object", "properties": {"price": {"$ref": "#/components/schemas/Money", "description": d}}}),
+            json!({"type": "object"}),
+            json!({"components": {"schemas": {"Money": {"type": "object", "properties": {"amount": {"type": "integer"}}}}}}),
+        )
+    };
+    let described = diff(&compile(&with_ref("Net price.")), &compile(&with_ref("Gross price, taxes included.")));
+    let found: Vec<(&str, &str)> = described.iter().map(|c| (c.rule, c.pointer.as_str())).collect();
+    assert_eq!(found, [("description changed", "/inputSchema/properties/price/description")], "{described:#?}");
+
+    let output = |nullable: bool, field: &str| {
+        let ty = if nullable { json!(["object", "null"]) } else { json!("object") };
+        api(
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {"owner": {"type": ty, "properties": {field: {"type": "string"}}}}}),
+            json!({}),
+        )
+    };
+    let nullable = diff(&compile(&output(false, "login")), &compile(&output(true, "email")));
+    let rules: Vec<&str> = nullable.iter().map(|c| c.rule).collect();
+    assert_eq!(rules, ["output field removed", "type changed", "new output field"], "{nullable:#?}");
+
+    let spec = |s: Value| api(body(json!({"spec": s}), &["spec"]), json!({"type": "object"}), json!({}));
+    let free = diff(
+        &compile(&spec(json!({"type": "object", "properties": {"a": {"type": "string"}}}))),
+        &compile(&spec(json!({"type": "object"}))),
+    );
+    let found: Vec<(Class, &str)> = free.iter().map(|c| (c.class, c.rule)).collect();
+    assert_eq!(found, [(Class::Additive, "input constraint widened")], "{free:#?}");
+
+    let status = |values: Value| {
+        api(json!({"type": "object"}), out(json!({"status": {"type": "string", "enum": values}}), &[]), json!({}))
+    };
+    let both = diff(&compile(&status(json!(["online", "offline"]))), &compile(&status(json!(["offline", "updating"]))));
+    let rules: Vec<(Class, &str)> = both.iter().map(|c| (c.class, c.rule)).collect();
+    assert_eq!(
+        rules,
+        [(Class::Semantic, "output enum value added"), (Class::Additive, "output enum value removed")],
+        "{both:#?}"
     );
 }
