@@ -202,6 +202,10 @@ pub enum Command {
         /// directory upwards).
         #[arg(long, value_name = "DIR", conflicts_with = "spec")]
         root: Option<PathBuf>,
+        /// Show each stale file's unified diff (by default drift is explained as the contract
+        /// diff of `tools.json`, with the stale files named).
+        #[arg(long)]
+        files: bool,
     },
     /// Regenerate every `generated/<name>/` from `specs/<name>/` (what `check` compares against).
     Bless {
@@ -568,16 +572,17 @@ pub fn run(cli: Cli) -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Check { spec: Some(spec), overlay, name, native, out: Some(out), .. } => {
+        Command::Check { spec: Some(spec), overlay, name, native, out: Some(out), files, .. } => {
             let args = SpecArgs { spec, overlay, name, native };
             let runtime = default_runtime(&out);
             let settings =
                 Settings { name: args.name.clone(), runtime, catalog_only: false, native, module_only: false };
             let Some(output) = compile(&args, &settings) else { return ExitCode::from(2) };
             let label = out.display().to_string();
-            report_drift(&[(label.clone(), drift(&out, &output.files, &label))])
+            let contract = contract_drift(&out, &output.files);
+            report_drift(&[(label.clone(), drift(&out, &output.files, &label), contract)], files)
         }
-        Command::Check { root, .. } => check_repo(root),
+        Command::Check { root, files, .. } => check_repo(root, files),
         Command::Bless { root } => bless(root),
     }
 }
@@ -632,16 +637,50 @@ fn drift(dir: &Path, files: &crate::Files, label: &str) -> Result<Vec<Drift>, St
     crate::write::diff(dir, files, label).map_err(|e| format!("cannot read {}: {e}", dir.display()))
 }
 
-fn report_drift(results: &[(String, Result<Vec<Drift>, String>)]) -> ExitCode {
+/// The contract change behind a crate's drift: its checked-in `tools.json` against the one the
+/// spec makes now (`None` when either is missing or unreadable).
+fn contract_drift(dir: &Path, files: &crate::Files) -> Option<Vec<crate::diff::Change>> {
+    let want = files.get("tools.json")?;
+    let have = std::fs::read_to_string(dir.join("tools.json")).ok()?;
+    if have == *want {
+        return Some(Vec::new());
+    }
+    let (old, new) = (crate::diff::from_catalog_json(&have).ok()?, crate::diff::from_catalog_json(want).ok()?);
+    Some(crate::diff::diff(&old, &new))
+}
+
+type CrateDrift = (String, Result<Vec<Drift>, String>, Option<Vec<crate::diff::Change>>);
+
+fn report_drift(results: &[CrateDrift], show_files: bool) -> ExitCode {
     let mut stale = false;
-    for (what, result) in results {
+    for (what, result, contract) in results {
         match result {
             Ok(drifts) if drifts.is_empty() => eprintln!("mcp-gen check: {what} is up to date"),
             Ok(drifts) => {
                 stale = true;
                 eprintln!("mcp-gen check: {what} is stale ({} file(s) differ):", drifts.len());
+                match contract {
+                    Some(changes) if changes.is_empty() => {
+                        eprintln!("  the contract (tools.json) is the same; only the code and documents differ")
+                    }
+                    Some(changes) => {
+                        eprintln!("  the contract changes (tools.json, tools matched by name):");
+                        for c in changes {
+                            let class = format!("{:?}", c.class).to_lowercase();
+                            eprintln!("  {class:9} {} {} {} -> {} ({})", c.tool, c.pointer, c.before, c.after, c.rule);
+                        }
+                    }
+                    None => {}
+                }
                 for d in drifts {
-                    eprintln!("{d}");
+                    if show_files {
+                        eprintln!("{d}");
+                    } else {
+                        match d {
+                            Drift::Changed { path, .. } => eprintln!("  stale: {path}"),
+                            other => eprintln!("  {other}"),
+                        }
+                    }
                 }
             }
             Err(e) => {
@@ -651,7 +690,9 @@ fn report_drift(results: &[(String, Result<Vec<Drift>, String>)]) -> ExitCode {
         }
     }
     if stale {
-        eprintln!("help: regenerate with `cargo run -- bless` (or `mcp-gen build`), review the diff and commit it");
+        eprintln!(
+            "help: regenerate with `cargo run -- bless` (or `mcp-gen build`), review the diff and commit it (`--files` shows each file's diff)"
+        );
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -760,7 +801,7 @@ fn bless(root: Option<PathBuf>) -> ExitCode {
     code
 }
 
-fn check_repo(root: Option<PathBuf>) -> ExitCode {
+fn check_repo(root: Option<PathBuf>, show_files: bool) -> ExitCode {
     let (root, specs) = match repo(root) {
         Ok(r) => r,
         Err(code) => return code,
@@ -772,7 +813,8 @@ fn check_repo(root: Option<PathBuf>) -> ExitCode {
             Ok(output) => {
                 print_report(&output.diagnostics);
                 let label = format!("generated/{}", spec.name);
-                results.push((label.clone(), drift(&spec.generated, &output.files, &label)));
+                let contract = contract_drift(&spec.generated, &output.files);
+                results.push((label.clone(), drift(&spec.generated, &output.files, &label), contract));
             }
             Err(report) => {
                 print_report(&report);
@@ -793,13 +835,14 @@ fn check_repo(root: Option<PathBuf>) -> ExitCode {
             results.push((
                 format!("generated/{name}"),
                 Ok(vec![Drift::Extra(format!("generated/{name}/ has no specs/{name}/"))]),
+                None,
             ));
         }
     }
     if failed {
         return ExitCode::from(2);
     }
-    report_drift(&results)
+    report_drift(&results, show_files)
 }
 
 /// The runtime beside the compiler's own sources (a checkout), else the published crate.

@@ -115,9 +115,15 @@ fn check_passes_on_main_and_fails_with_a_diff_after_an_edit() {
     assert_eq!(stale.status.code(), Some(1), "{}", stderr(&stale));
     let err = stderr(&stale);
     assert!(err.contains("generated/petstore is stale"), "{err}");
+    // Explained as the contract diff, the stale files named…
+    assert!(err.contains("semantic  delete_pet /description \"Deletes a pet."), "{err}");
+    assert!(err.contains("  stale: tools.json"), "{err}");
+    assert!(err.contains("generated/bookshelf is up to date"), "{err}");
+    // …and each file's own diff on request.
+    let files = mcp_gen(&["check", "--root", root, "--files"], tmp.path());
+    let err = stderr(&files);
     assert!(err.contains("+      \"title\": \"Removes a pet for good\","), "{err}");
     assert!(err.contains("-      \"title\": \"Deletes a pet\","), "{err}");
-    assert!(err.contains("generated/bookshelf is up to date"), "{err}");
 
     // Blessing brings it back in line; a stray file is then the only drift.
     let bless = mcp_gen(&["bless", "--root", root], tmp.path());
