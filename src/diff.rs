@@ -362,6 +362,12 @@ fn escape(segment: &str) -> String {
 }
 
 impl Walk<'_, '_> {
+    /// `key` of `old` and `new` (null where absent) as one change at `{at}/{key}`.
+    fn push_keyword(&mut self, at: &str, key: &str, (old, new): (&Value, &Value), class: Class, rule: &'static str) {
+        let value = |s: &Value| s.get(key).cloned().unwrap_or(Value::Null);
+        self.push(&format!("{at}/{key}"), value(old), value(new), class, rule);
+    }
+
     fn push(&mut self, pointer: &str, before: Value, after: Value, class: Class, rule: &'static str) {
         self.out.push(change(self.tool, pointer, before, after, class, rule));
     }
@@ -433,13 +439,7 @@ impl Walk<'_, '_> {
             } else {
                 (Class::Additive, "input constraint widened")
             };
-            self.push(
-                &format!("{at}/{key}"),
-                a.cloned().unwrap_or(Value::Null),
-                b.cloned().unwrap_or(Value::Null),
-                class,
-                rule,
-            );
+            self.push_keyword(at, key, (old, new), class, rule);
         }
         for key in ["pattern", "format", "const"] {
             let (a, b) = (old.get(key), new.get(key));
@@ -451,13 +451,7 @@ impl Walk<'_, '_> {
                 (Side::Input, Some(_)) => (Class::Breaking, "input constraint tightened"),
                 (Side::Output, _) => (Class::Semantic, "output constraint changed"),
             };
-            self.push(
-                &format!("{at}/{key}"),
-                a.cloned().unwrap_or(Value::Null),
-                b.cloned().unwrap_or(Value::Null),
-                class,
-                rule,
-            );
+            self.push_keyword(at, key, (old, new), class, rule);
         }
         if let (Some(a), Some(b)) =
             (old.get("enum").and_then(Value::as_array), new.get("enum").and_then(Value::as_array))
@@ -483,22 +477,10 @@ impl Walk<'_, '_> {
             let class =
                 if side == Side::Input && new.get("enum").is_some() { Class::Breaking } else { Class::Semantic };
             let rule = if class == Class::Breaking { "input constraint tightened" } else { "enum changed" };
-            self.push(
-                &format!("{at}/enum"),
-                old.get("enum").cloned().unwrap_or(Value::Null),
-                new.get("enum").cloned().unwrap_or(Value::Null),
-                class,
-                rule,
-            );
+            self.push_keyword(at, "enum", (old, new), class, rule);
         }
         if old.get("default") != new.get("default") {
-            self.push(
-                &format!("{at}/default"),
-                old.get("default").cloned().unwrap_or(Value::Null),
-                new.get("default").cloned().unwrap_or(Value::Null),
-                Class::Semantic,
-                "default changed",
-            );
+            self.push_keyword(at, "default", (old, new), Class::Semantic, "default changed");
         }
         let differs = match (desc_old.as_ref().and_then(Value::as_str), desc_new.as_ref().and_then(Value::as_str)) {
             (Some(a), Some(b)) => !same_text(a, b),

@@ -81,18 +81,15 @@ impl Issuer {
         let mut form =
             vec![("grant_type", "password"), ("username", sub), ("password", "x"), ("scope", scope), ("aud", aud)];
         form.extend_from_slice(extra);
-        let answer: Value = http()
-            .post(format!("{}/token", self.url))
-            .form(&form)
-            .basic_auth("mcp-test-client", Some("secret"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        answer["access_token"].as_str().unwrap_or_else(|| panic!("no token: {answer}")).to_owned()
+        token_at(&format!("{}/token", self.url), ("mcp-test-client", "secret"), &form).await
     }
+}
+
+/// The access token a token endpoint issues to `client` (id, secret) for `form`.
+async fn token_at(url: &str, (id, secret): (&str, &str), form: &[(&str, &str)]) -> String {
+    let answer: Value =
+        http().post(url).form(form).basic_auth(id, Some(secret)).send().await.unwrap().json().await.unwrap();
+    answer["access_token"].as_str().unwrap_or_else(|| panic!("no token: {answer}")).to_owned()
 }
 
 /// One client for the whole test process, so the burst reuses its connections.
@@ -581,17 +578,12 @@ async fn opaque_tokens_are_introspected_at_a_real_authorization_server() {
         ],
     );
     // The agent's own opaque token, by client credentials.
-    let answer: Value = http()
-        .post(info["token_endpoint"].as_str().unwrap())
-        .basic_auth("agent", Some("agent-secret"))
-        .form(&[("grant_type", "client_credentials"), ("scope", "read:pets")])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let opaque = answer["access_token"].as_str().unwrap();
+    let opaque = &token_at(
+        info["token_endpoint"].as_str().unwrap(),
+        ("agent", "agent-secret"),
+        &[("grant_type", "client_credentials"), ("scope", "read:pets")],
+    )
+    .await;
     assert_eq!(opaque.split('.').count(), 1, "expected an opaque token: {opaque}");
     let names = tool_names(&server.url, opaque).await;
     assert!(names.iter().any(|n| n == "find_pets") && !names.iter().any(|n| n == "add_pet"), "{names:?}");

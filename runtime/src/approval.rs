@@ -357,12 +357,7 @@ type AdminState = axum::extract::State<Arc<Admin>>;
 type Answer = (http::StatusCode, axum::Json<Value>);
 
 fn operator(admin: &Admin, headers: &http::HeaderMap) -> Result<(), Answer> {
-    let given = headers
-        .get(http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| crate::idempotency::digest(token.trim()));
+    let given = crate::inbound::bearer(headers).map(crate::idempotency::digest);
     if given.as_deref() == Some(admin.token.as_str()) {
         return Ok(());
     }

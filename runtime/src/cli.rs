@@ -564,7 +564,7 @@ fn serve_command(
         };
         let public_url = m.get_one::<String>("public-url").cloned();
         if let Some(url) = &public_url
-            && !(url.starts_with("https://") || url.starts_with("http://"))
+            && !reqwest::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
         {
             return fail(&format!("--public-url `{url}` must be an http(s) URL such as https://mcp.example.com"));
         }

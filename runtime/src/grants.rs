@@ -226,7 +226,7 @@ impl Exchange {
         let (token, mut until) = request_token(http, &self.url, &self.client, &form).await?;
         // Never past the inbound token: the caller's consent ends with it.
         if let Some(exp) = caller.expires_at {
-            let left = exp.saturating_sub(now_secs());
+            let left = exp.saturating_sub(crate::util::now_secs());
             until = until.min(now + Duration::from_secs(left));
         }
         if cached.len() >= MAX_CACHED {
@@ -251,8 +251,4 @@ fn absolute(url: &str, base: &str) -> String {
         None => base,
     };
     format!("{origin}/{}", url.trim_start_matches('/'))
-}
-
-fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }

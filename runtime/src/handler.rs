@@ -687,8 +687,8 @@ impl Handler {
         // R8: an irreversible call a person approves runs only on an approved plan.
         let plan = match self.approval(entry, keyed.as_ref(), &args, &redacted, call).await {
             Ok(plan) => plan,
-            Err((e, code)) => {
-                let row = self.audit_row(entry, call, keyed.as_ref(), audited, code.to_owned(), false, started);
+            Err(e) => {
+                let row = self.audit_row(entry, call, keyed.as_ref(), audited, e.code.to_owned(), false, started);
                 if let Err(e) = guard.store().audit(&row).await {
                     tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
                 }
@@ -757,7 +757,7 @@ impl Handler {
 
     /// The plan an irreversible call runs on (R8): `Ok(None)` when the tool needs no approval,
     /// `Ok(Some(id))` when its plan is approved (or was applied: the idempotency record then
-    /// replays), otherwise the answer to send instead and its audit outcome.
+    /// replays), otherwise the error to answer with (its code is the audit outcome).
     async fn approval(
         &self,
         entry: &Entry,
@@ -765,7 +765,7 @@ impl Handler {
         args: &Map<String, Value>,
         arguments: &Value,
         call: &CallInfo,
-    ) -> Result<Option<String>, (ToolError, &'static str)> {
+    ) -> Result<Option<String>, ToolError> {
         let (Some(approval), Some(plans)) = (entry.decl.approval, self.0.plans.as_ref()) else { return Ok(None) };
         let Some(keyed) = keyed else {
             let e = ToolError::new(
@@ -773,7 +773,7 @@ impl Handler {
                 format!("{} is planned before it runs, and a plan is followed by its idempotency_key", entry.decl.name),
                 "Pass an idempotency_key (a new UUID for a new intent) and call again.",
             );
-            return Err((e, codes::INVALID_ARGUMENT));
+            return Err(e);
         };
         let now = now_ms();
         let ttl = self.0.plan_ttl.unwrap_or(std::time::Duration::from_secs(approval.ttl_secs));
@@ -788,13 +788,9 @@ impl Handler {
             now_ms: now,
             ttl_ms: i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX),
         };
-        let plan = plans.plan(&draft).await.map_err(|e| {
-            let e = ToolError::from(e);
-            let code = e.code;
-            (e, code)
-        })?;
+        let plan = plans.plan(&draft).await.map_err(ToolError::from)?;
         if plan.fingerprint != keyed.fingerprint {
-            return Err((idempotency::reused(&keyed.scope.key), codes::IDEMPOTENCY_KEY_REUSED));
+            return Err(idempotency::reused(&keyed.scope.key));
         }
         // A rule may approve the call by itself; the plan keeps who did.
         let plan = match approval.auto_if {
@@ -809,13 +805,12 @@ impl Handler {
                         plans.get(&plan.id, now).await.ok().flatten().unwrap_or(plan)
                     }
                     Err(e) => {
-                        let e = ToolError::new(
+                        return Err(ToolError::new(
                             codes::UNAVAILABLE,
                             format!("cannot record the approval: {e}"),
                             "Retry the same call shortly.",
                         )
-                        .retryable(Some(1000));
-                        return Err((e, codes::UNAVAILABLE));
+                        .retryable(Some(1000)));
                     }
                 }
             }
@@ -823,11 +818,7 @@ impl Handler {
         };
         match plan.status {
             Status::Approved | Status::Applied => Ok(Some(plan.id)),
-            _ => {
-                let e = crate::approval::pending(&plan);
-                let code = e.code;
-                Err((e, code))
-            }
+            _ => Err(crate::approval::pending(&plan)),
         }
     }
 }
@@ -867,6 +858,41 @@ struct CallInfo {
     caller: String,
     /// The validated token's holder, when the server checks tokens.
     principal: Option<Principal>,
+}
+
+impl Handler {
+    /// Values the user gives or confirms (M1–M3), asked before anything runs: the call's
+    /// arguments once everything is there.
+    fn ask(
+        &self,
+        entry: &Entry,
+        request: CallToolRequestParams,
+        call: &CallInfo,
+        context: &RequestContext<RoleServer>,
+    ) -> crate::ask::Gathered {
+        let args = request.arguments.unwrap_or_default();
+        if entry.decl.asks.is_empty() {
+            return crate::ask::Gathered::Ready(args);
+        }
+        let args = match self.validate(entry, Some(args)) {
+            Ok(a) => a,
+            Err(e) => return crate::ask::Gathered::Refuse(e),
+        };
+        let can_elicit = is_modern(context)
+            && context
+                .client_capabilities()
+                .and_then(|c| serde_json::to_value(c).ok())
+                .is_some_and(|c| c.get("elicitation").is_some_and(|e| !e.is_null()));
+        self.0.asker.gather(
+            entry.decl,
+            &entry.input,
+            args,
+            &call.caller,
+            can_elicit,
+            request.input_responses.as_ref(),
+            request.request_state.as_deref(),
+        )
+    }
 }
 
 /// `a b` or `a b | c`: the scope sets that would each do.
@@ -970,45 +996,14 @@ impl ServerHandler for Handler {
             )
             .into_result()
         } else {
-            // Values the user gives or confirms (M1–M3): asked before anything runs.
-            let mut arguments = request.arguments;
-            if !entry.decl.asks.is_empty() {
-                let args = match self.validate(entry, arguments) {
-                    Ok(a) => a,
-                    Err(e) => return Ok(e.into_result().into()),
-                };
-                let can_elicit = is_modern(&context)
-                    && context
-                        .client_capabilities()
-                        .and_then(|c| serde_json::to_value(c).ok())
-                        .is_some_and(|c| c.get("elicitation").is_some_and(|e| !e.is_null()));
-                let gathered = self.0.asker.gather(
-                    entry.decl,
-                    &entry.input,
-                    args,
-                    &call.caller,
-                    can_elicit,
-                    request.input_responses.as_ref(),
-                    request.request_state.as_deref(),
-                );
-                match gathered {
-                    crate::ask::Gathered::Ready(args) => arguments = Some(args),
-                    crate::ask::Gathered::Ask(input) => return Ok((*input).into()),
-                    crate::ask::Gathered::Refuse(e) => {
-                        let mut result = e.into_result();
-                        if is_modern(&context) {
-                            idempotency::merge_meta(&mut result, &self.0.meta);
-                        } else {
-                            crate::legacy::wrap_result(&mut result);
-                        }
-                        return Ok(result.into());
-                    }
-                }
+            match self.ask(entry, request, &call, &context) {
+                crate::ask::Gathered::Ready(args) => self.execute(i, Some(args), &call).await,
+                crate::ask::Gathered::Ask(input) => return Ok((*input).into()),
+                crate::ask::Gathered::Refuse(e) => e.into_result(),
             }
-            self.execute(i, arguments, &call).await
         };
         let failed = result.is_error == Some(true);
-        tracing::info!(tool = %request.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");
+        tracing::info!(tool = entry.decl.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");
         if is_modern(&context) {
             idempotency::merge_meta(&mut result, &self.0.meta);
         } else {

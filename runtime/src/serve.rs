@@ -69,14 +69,9 @@ impl HttpOptions {
 }
 
 /// The host of a URL such as `https://mcp.example.com:8443/x`: `mcp.example.com`.
-fn url_host(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next()?,
-        None => authority.split(':').next()?,
-    };
-    (!host.is_empty()).then_some(host)
+fn url_host(url: &str) -> Option<String> {
+    let url = reqwest::Url::parse(url).ok()?;
+    url.host_str().map(|h| h.trim_start_matches('[').trim_end_matches(']').to_owned())
 }
 
 /// The transport's settings: stateless, JSON responses, Host and Origin checks (S1, S2).
@@ -84,7 +79,7 @@ fn config(options: &HttpOptions) -> StreamableHttpServerConfig {
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(str::to_owned).to_vec();
     hosts.extend(options.allowed_hosts.iter().cloned());
     // The public URL's host is the one clients send.
-    hosts.extend(options.public_url.as_deref().and_then(url_host).map(str::to_owned));
+    hosts.extend(options.public_url.as_deref().and_then(url_host));
     let mut origins: Vec<String> =
         ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"].map(str::to_owned).to_vec();
     origins.extend(options.allowed_origins.iter().cloned());

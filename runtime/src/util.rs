@@ -11,3 +11,8 @@ pub fn template_names(path: &str) -> Vec<String> {
     }
     names
 }
+
+/// Seconds since the Unix epoch, as tokens count them.
+pub fn now_secs() -> u64 {
+    u64::try_from(crate::store::now_ms() / 1000).unwrap_or(0)
+}

@@ -141,7 +141,7 @@ fn plain(status: StatusCode, message: &str, retry_after_secs: Option<u64>) -> Re
 }
 
 /// The bearer token of a request (header only: tokens in query strings end up in logs).
-fn bearer(headers: &http::HeaderMap) -> Option<&str> {
+pub(crate) fn bearer(headers: &http::HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())

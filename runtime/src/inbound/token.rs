@@ -367,7 +367,7 @@ impl Verifier {
             let cache = self.introspected.lock().await;
             if let Some((principal, at)) = cache.get(&digest)
                 && at.elapsed() < INTROSPECTION_TTL
-                && principal.expires_at.is_none_or(|exp| exp > now_secs())
+                && principal.expires_at.is_none_or(|exp| exp > crate::util::now_secs())
             {
                 return Ok(principal.clone());
             }
@@ -403,7 +403,7 @@ impl Verifier {
             )));
         }
         let exp = answer.get("exp").and_then(Value::as_u64);
-        if exp.is_some_and(|exp| exp + LEEWAY_SECS < now_secs()) {
+        if exp.is_some_and(|exp| exp + LEEWAY_SECS < crate::util::now_secs()) {
             return Err(Rejection::Invalid("the token has expired".into()));
         }
         let claims = Claims {
@@ -426,10 +426,6 @@ impl Verifier {
         cache.insert(digest, (principal.clone(), Instant::now()));
         Ok(principal)
     }
-}
-
-fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// What was wrong with a JWT, in words a client's developer can act on.
