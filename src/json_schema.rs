@@ -203,6 +203,7 @@ pub fn attach_schema_tools(
                 media_type: output.is_some().then(|| "application/json".to_owned()),
                 schema: output,
             }),
+            accepted: false,
             security: Vec::new(),
             scopes: Vec::new(),
             pointer: tool.pointer.clone(),

@@ -70,8 +70,11 @@ async fn every_lost_constraint_is_still_enforced_through_the_variant_endpoint() 
                 }
                 fresh_key(&mut valid);
                 let ok = call(&client, tool_name, &valid).await;
+                // A signed handle (an operation to follow) is more than its schema says: a
+                // sample string is refused as no handle, not as invalid JSON.
+                let no_handle = |b: &Value| b["message"].as_str().is_some_and(|m| m.contains("handle"));
                 assert!(
-                    error_body(&ok).is_none_or(|b| b["code"] != "invalid_argument"),
+                    error_body(&ok).is_none_or(|b| b["code"] != "invalid_argument" || no_handle(&b)),
                     "{name} {variant} {tool_name}: valid arguments {valid} refused: {ok:?}"
                 );
                 for loss in report["losses"].as_array().unwrap().iter().filter(|l| l["tool"] == *tool_name) {

@@ -86,6 +86,20 @@ pub struct ToolDecl {
     pub approval: Option<ApprovalDecl>,
     /// Values the user gives or confirms through the client (CONTRACT M1, M2).
     pub asks: &'static [AskDecl],
+    /// The tool's part in long-running operations (`202 Accepted` with a `Location`).
+    pub long_running: Option<LongRunning>,
+}
+
+/// A tool's part in long-running operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LongRunning {
+    /// Its operation may answer `202 Accepted` with a `Location`: the call answers
+    /// `{"status": "working", "operation": <handle>}` (a task, for clients of the tasks
+    /// extension) or `{"status": "completed", "result": …}`.
+    Starts,
+    /// It takes an `operation` handle and reads the operation's `Location`; `method` and `path`
+    /// name no operation.
+    Follows,
 }
 
 /// A value the user gives (the model may leave it out) or confirms (overlay `ask`, `confirm`).

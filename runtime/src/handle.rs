@@ -99,7 +99,10 @@ pub fn mint(key: &HandleKey, tool: &str, caller: &str, expires_ms: u64, cursor: 
     if handle.len() > MAX_LEN {
         return Err(ToolError::new(
             codes::UPSTREAM_ERROR,
-            format!("the upstream's next-page cursor is too long to hand out ({} characters)", handle.len()),
+            format!(
+                "the upstream's cursor or address is too long to hand out as a handle ({} characters)",
+                handle.len()
+            ),
             "Narrow the request (filters, a smaller limit) and call again, or ask the server operator.",
         ));
     }
@@ -125,8 +128,31 @@ pub fn open(
         )
         .field(arg)
     };
-    let body = handle.strip_prefix(PREFIX).filter(|_| handle.len() <= MAX_LEN).ok_or_else(refused)?;
-    let (payload, tag) = body.split_once('.').ok_or_else(refused)?;
+    let expired = || {
+        ToolError::new(
+            codes::HANDLE_EXPIRED,
+            format!("the handle in {arg} expired; the pages it led to are no longer held"),
+            format!("Call {tool} again without {arg} to start from the first page, then follow the new handles."),
+        )
+        .field(arg)
+    };
+    let cursor = open_with(key, tool, caller, now_ms, handle, refused, expired)?;
+    Ok(Opened { cursor })
+}
+
+/// Opens a handle minted for `tool` and `caller`: the value it holds, or the error `refused`
+/// makes (not a handle, or another tool's or caller's: alike, H4) or `expired` makes.
+pub fn open_with(
+    key: &HandleKey,
+    tool: &str,
+    caller: &str,
+    now_ms: u64,
+    handle: &str,
+    refused: impl Fn() -> ToolError,
+    expired: impl FnOnce() -> ToolError,
+) -> Result<Value, ToolError> {
+    let body = handle.strip_prefix(PREFIX).filter(|_| handle.len() <= MAX_LEN).ok_or_else(&refused)?;
+    let (payload, tag) = body.split_once('.').ok_or_else(&refused)?;
     let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| refused())?;
     let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| refused())?;
     if !key.verify(&payload, &tag) {
@@ -139,16 +165,11 @@ pub fn open(
     {
         return Err(refused());
     }
-    let expires = fields.get("e").and_then(Value::as_u64).ok_or_else(refused)?;
+    let expires = fields.get("e").and_then(Value::as_u64).ok_or_else(&refused)?;
     if now_ms / 1000 >= expires {
-        return Err(ToolError::new(
-            codes::HANDLE_EXPIRED,
-            format!("the handle in {arg} expired; the pages it led to are no longer held"),
-            format!("Call {tool} again without {arg} to start from the first page, then follow the new handles."),
-        )
-        .field(arg));
+        return Err(expired());
     }
-    Ok(Opened { cursor: fields.get("v").cloned().unwrap_or(Value::Null) })
+    Ok(fields.get("v").cloned().unwrap_or(Value::Null))
 }
 
 /// A call's arguments with the handle in the cursor argument opened to the upstream's cursor.

@@ -10,15 +10,16 @@ use std::time::Instant;
 
 use jsonschema::Validator;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult, Implementation,
-    ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, DiscoverResult,
+    GetTaskParams, GetTaskResult, Implementation, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use crate::approval::{Plans, Status};
-use crate::decl::{ServerDecl, ToolDecl};
+use crate::decl::{LongRunning, ServerDecl, ToolDecl};
 use crate::error::{ToolError, codes};
 use crate::handle::{self, HandleKey};
 use crate::idempotency::{self, Begin, Guard, Keyed};
@@ -98,6 +99,8 @@ pub struct State {
     asker: crate::ask::Asker,
     /// How long a plan waits for approval, when not the tool's declared time.
     plan_ttl: Option<std::time::Duration>,
+    /// The tool that follows long-running operations, when any tool starts them.
+    follower: Option<&'static str>,
 }
 
 /// Cheap to clone: the Streamable HTTP service builds one per request. A toolset handler serves
@@ -296,6 +299,7 @@ impl Builder {
                 plans,
                 asker,
                 plan_ttl: self.plan_ttl,
+                follower: server.tools.iter().find(|t| t.long_running == Some(LongRunning::Follows)).map(|t| t.name),
             }),
             None,
         ))
@@ -480,8 +484,42 @@ impl Handler {
         keyed: Option<&Keyed>,
         call: &CallInfo,
     ) -> Result<CallToolResult, ToolError> {
+        if route.long_running == Some(LongRunning::Follows) {
+            let given = args.get("operation").and_then(Value::as_str).unwrap_or_default();
+            return self.follow(given, call).await.and_then(|(_, outcome)| outcome);
+        }
         let result = self.send(entry, route, args, keyed, call.principal.as_ref()).await?;
         self.shape(entry, route, &call.caller, result)
+    }
+
+    /// Reads how the operation behind `given` (a handle) stands: its start time and the status
+    /// tool's outcome, checked against the starting tool's outputSchema (an error when the handle
+    /// is not one to follow).
+    async fn follow(
+        &self,
+        given: &str,
+        call: &CallInfo,
+    ) -> Result<(u64, Result<CallToolResult, ToolError>), ToolError> {
+        let follower = self.0.follower.unwrap_or_default();
+        let op = crate::operations::open(&self.0.handle_key, follower, &call.caller, clock(), given)?;
+        let origin = self
+            .0
+            .index
+            .get(op.tool.as_str())
+            .map(|i| &self.0.entries[*i])
+            .filter(|e| e.decl.long_running == Some(LongRunning::Starts))
+            .ok_or_else(|| ToolError::internal(format!("{} no longer starts long-running operations", op.tool)))?;
+        let Some(Mode::Upstream(upstream)) = &self.0.mode else {
+            return Err(ToolError::internal("operations are followed upstream, and this server has no upstream"));
+        };
+        let outcome = match upstream.follow(origin.decl, &op.location, call.principal.as_ref()).await {
+            Ok(crate::operations::Progress::Working { poll_after_ms }) => {
+                Ok(crate::operations::working(given, poll_after_ms))
+            }
+            Ok(crate::operations::Progress::Completed(result)) => Ok(crate::operations::completed(result)),
+            Err(e) => Err(e),
+        };
+        Ok((op.since_ms, outcome.and_then(|result| self.conform(origin, origin.decl, result))))
     }
 
     /// A result as sent: next-page handles minted, then checked against the outputSchema.
@@ -493,7 +531,28 @@ impl Handler {
         result: CallToolResult,
     ) -> Result<CallToolResult, ToolError> {
         let result = self.hand_out(entry, caller, result)?;
+        let result = self.hand_out_operation(entry, caller, result)?;
         self.conform(entry, route, result)
+    }
+
+    /// A long-running operation's address, replaced by the handle the status tool takes.
+    fn hand_out_operation(
+        &self,
+        entry: &Entry,
+        caller: &str,
+        mut result: CallToolResult,
+    ) -> Result<CallToolResult, ToolError> {
+        let (Some(LongRunning::Starts), Some(follower)) = (entry.decl.long_running, self.0.follower) else {
+            return Ok(result);
+        };
+        if result.is_error == Some(true) {
+            return Ok(result);
+        }
+        let Some(mut value) = result.structured_content.take() else { return Ok(result) };
+        crate::operations::mint_in_result(&self.0.handle_key, follower, entry.decl.name, caller, clock(), &mut value)?;
+        let mut out = CallToolResult::structured(value);
+        out.meta = result.meta;
+        Ok(out)
     }
 
     /// The upstream's next cursor in a successful result, replaced by a handle (H1).
@@ -519,10 +578,17 @@ impl Handler {
     ) -> Result<CallToolResult, ToolError> {
         match &self.0.mode {
             Some(Mode::Mock) => {
-                let value = entry.output.as_ref().map_or_else(
+                let mut value = entry.output.as_ref().map_or_else(
                     || serde_json::json!({"ok": true, "mock": true, "message": format!("{} (mock)", route.operation())}),
                     mock::sample,
                 );
+                // Mock operations end at once: nothing to follow.
+                if route.long_running == Some(LongRunning::Starts)
+                    && let Some(map) = value.as_object_mut()
+                {
+                    map.retain(|k, _| k == "result");
+                    map.insert("status".into(), Value::String("completed".into()));
+                }
                 Ok(CallToolResult::structured(value))
             }
             Some(Mode::Upstream(upstream)) => {
@@ -860,6 +926,22 @@ struct CallInfo {
     principal: Option<Principal>,
 }
 
+impl CallInfo {
+    fn of(context: &RequestContext<RoleServer>) -> Self {
+        let parts = context.extensions.get::<http::request::Parts>();
+        let principal = parts.and_then(|p| p.extensions.get::<Principal>());
+        // A validated token's issuer and subject; without auth, a digest of whatever
+        // credentials came (stdio, loopback), so callers' keys still never collide.
+        let caller = match principal {
+            Some(p) => p.caller(),
+            None => idempotency::caller_identity(
+                parts.and_then(|p| p.headers.get(http::header::AUTHORIZATION)).and_then(|v| v.to_str().ok()),
+            ),
+        };
+        CallInfo { request_id: context.id.to_string(), caller, principal: principal.cloned() }
+    }
+}
+
 impl Handler {
     /// Values the user gives or confirms (M1–M3), asked before anything runs: the call's
     /// arguments once everything is there.
@@ -906,8 +988,11 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(self.0.implementation.clone());
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        if self.0.follower.is_some() {
+            capabilities = ServerCapabilities::builder().enable_tools().enable_tasks().build();
+        }
+        let mut config = ServerConfig::new(capabilities).with_server_info(self.0.implementation.clone());
         let instructions = match &self.1 {
             Some(view) => view.instructions.clone(),
             None => self.0.server.instructions.map(str::to_owned),
@@ -968,16 +1053,8 @@ impl ServerHandler for Handler {
         };
         let started = Instant::now();
         let parts = context.extensions.get::<http::request::Parts>();
-        let principal = parts.and_then(|p| p.extensions.get::<Principal>());
-        // A validated token's issuer and subject; without auth, a digest of whatever
-        // credentials came (stdio, loopback), so callers' keys still never collide.
-        let caller = match principal {
-            Some(p) => p.caller(),
-            None => idempotency::caller_identity(
-                parts.and_then(|p| p.headers.get(http::header::AUTHORIZATION)).and_then(|v| v.to_str().ok()),
-            ),
-        };
-        let call = CallInfo { request_id: context.id.to_string(), caller, principal: principal.cloned() };
+        let call = CallInfo::of(&context);
+        let principal = call.principal.as_ref();
         let entry = &self.0.entries[i];
         let mut result = if let Some(t) = parts.and_then(|p| p.extensions.get::<Throttled>()) {
             ToolError::new(
@@ -1005,10 +1082,59 @@ impl ServerHandler for Handler {
         let failed = result.is_error == Some(true);
         tracing::info!(tool = entry.decl.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");
         if is_modern(&context) {
+            // An operation that runs on is a task for a client of the tasks extension.
+            let tasks = context.client_capabilities().is_some_and(|c| c.supports_tasks());
+            if tasks
+                && entry.decl.long_running == Some(LongRunning::Starts)
+                && let Some(task) = crate::operations::as_task(&result, clock())
+            {
+                return Ok(CallToolResponse::Task(task.with_meta(self.0.meta.clone())));
+            }
             idempotency::merge_meta(&mut result, &self.0.meta);
         } else {
             crate::legacy::wrap_result(&mut result);
         }
         Ok(result.into())
+    }
+
+    /// `tasks/get`: the task id is the operation's handle; the answer is what the status tool
+    /// would say, as a task state.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let call = CallInfo::of(&context);
+        let (since, outcome) = match self.follow(&request.task_id, &call).await {
+            Ok(followed) => followed,
+            // Not a task of this server for this caller, or too old: alike (H4).
+            Err(e) => return Err(ErrorData::invalid_params(format!("unknown task: {}", e.message), None)),
+        };
+        let result = match outcome {
+            Ok(result) => result,
+            // The API could not be read this time: the operation stands; ask again later.
+            Err(e) if e.retryable => crate::operations::working(&request.task_id, e.retry_after_ms),
+            // The operation ended in an error: a completed call whose result is that error (E1).
+            Err(e) => e.into_result(),
+        };
+        let mut out = GetTaskResult::new(crate::operations::detailed(&request.task_id, since, result, clock()));
+        out.meta = Some(self.0.meta.clone());
+        Ok(out)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let call = CallInfo::of(&context);
+        let follower = self.0.follower.unwrap_or_default();
+        if let Err(e) = crate::operations::open(&self.0.handle_key, follower, &call.caller, clock(), &request.task_id) {
+            return Err(ErrorData::invalid_params(format!("unknown task: {}", e.message), None));
+        }
+        Err(ErrorData::invalid_request(
+            "the API offers no way to cancel this operation: it runs to its end; follow it with tasks/get",
+            None,
+        ))
     }
 }

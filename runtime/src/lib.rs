@@ -17,6 +17,7 @@ pub mod legacy;
 mod link;
 mod mock;
 pub mod native;
+mod operations;
 mod params;
 pub mod route;
 pub mod serve;

@@ -96,6 +96,7 @@ mod tests {
             native: false,
             approval: None,
             asks: &[],
+            long_running: None,
         }
     }
 

@@ -11,11 +11,11 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
 use crate::auth::{Credentials, Secret};
-use crate::decl::{Encoding, KeyLocation, Target, ToolDecl};
+use crate::decl::{Encoding, KeyLocation, LongRunning, Target, ToolDecl};
 use crate::error::{ToolError, codes};
 use crate::grants::Exchange;
 use crate::inbound::Principal;
-use crate::{link, params};
+use crate::{link, operations, params};
 
 /// Larger answers are refused rather than relayed into a model's context.
 const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
@@ -113,6 +113,57 @@ impl Upstream {
         let withheld = tool.link_cursor().map(|_| secret_parts(&secrets));
         let mut req = build(tool, args, &self.base, secrets)?;
         req.headers.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+        let answer = self.send(tool, req).await?;
+        let next = withheld.map(|(names, values)| {
+            link::next_query(answer.headers.get_all(LINK).iter().filter_map(|v| v.to_str().ok()))
+                .map(|q| link::without_secrets(&q, &names, &values))
+                .filter(|q| !q.is_empty())
+        });
+        if !(200..300).contains(&answer.status) {
+            return Err(failure(tool, &self.credentials, answer.status, answer.retry_after, &answer.bytes));
+        }
+        let result = success(tool, answer.status, &answer.content_type, &answer.bytes, next);
+        match tool.long_running {
+            Some(LongRunning::Starts) => Ok(operations::started(&self.base, &answer, result)),
+            _ => Ok(result),
+        }
+    }
+
+    /// Reads a long-running operation's `location` (an address on the upstream's origin) with
+    /// the credentials of `tool`, which started it: `working` while the upstream answers `202`,
+    /// else its end (a redirect to the result is followed).
+    pub async fn follow(
+        &self,
+        tool: &ToolDecl,
+        location: &str,
+        caller: Option<&Principal>,
+    ) -> Result<operations::Progress, ToolError> {
+        let owned = self.secrets(tool, caller).await?;
+        let secrets: Vec<&Secret> = owned.iter().collect();
+        let mut query = Vec::new();
+        let mut headers = vec![("accept".to_owned(), "application/json".to_owned())];
+        let mut cookies = Vec::new();
+        apply_secrets(&secrets, &mut headers, &mut query, &mut cookies);
+        if !cookies.is_empty() {
+            headers.push((COOKIE.as_str().to_owned(), cookies.join("; ")));
+        }
+        let mut url = location.to_owned();
+        if !query.is_empty() {
+            url.push(if url.contains('?') { '&' } else { '?' });
+            url.push_str(&query.join("&"));
+        }
+        let answer = self.send(tool, Request { method: "GET", url, headers, body: None }).await?;
+        if answer.status == 202 {
+            return Ok(operations::Progress::Working { poll_after_ms: answer.retry_after });
+        }
+        if !(200..300).contains(&answer.status) {
+            return Err(failure(tool, &self.credentials, answer.status, answer.retry_after, &answer.bytes));
+        }
+        Ok(operations::Progress::Completed(success(tool, answer.status, &answer.content_type, &answer.bytes, None)))
+    }
+
+    /// Sends a built request and reads the whole answer (up to the size limit).
+    async fn send(&self, tool: &ToolDecl, req: Request) -> Result<Answer, ToolError> {
         let label = tool.operation();
         let method =
             reqwest::Method::from_bytes(req.method.as_bytes()).map_err(|e| ToolError::internal(e.to_string()))?;
@@ -159,14 +210,10 @@ impl Upstream {
             }
         };
         let status = response.status().as_u16();
-        let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after_ms);
-        let content_type =
-            response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
-        let next = withheld.map(|(names, values)| {
-            link::next_query(response.headers().get_all(LINK).iter().filter_map(|v| v.to_str().ok()))
-                .map(|q| link::without_secrets(&q, &names, &values))
-                .filter(|q| !q.is_empty())
-        });
+        let url = response.url().clone();
+        let headers = response.headers().clone();
+        let retry_after = headers.get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after_ms);
+        let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
         let bytes = read_limited(response).await.map_err(|e| match e {
             ReadError::TooLarge => ToolError::new(
                 codes::UPSTREAM_ERROR,
@@ -180,12 +227,19 @@ impl Upstream {
             )
             .retryable(Some(1000)),
         })?;
-        if (200..300).contains(&status) {
-            Ok(success(tool, status, &content_type, &bytes, next))
-        } else {
-            Err(failure(tool, &self.credentials, status, retry_after, &bytes))
-        }
+        Ok(Answer { status, url, headers, retry_after, content_type, bytes })
     }
+}
+
+/// The upstream's answer to one request, read whole.
+pub(crate) struct Answer {
+    pub status: u16,
+    /// Where the answer came from (after redirects): what a relative `Location` is relative to.
+    pub url: reqwest::Url,
+    pub headers: HeaderMap,
+    pub retry_after: Option<u64>,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
 }
 
 enum ReadError {
@@ -291,23 +345,7 @@ pub fn build(
         )
         .field(missing));
     }
-    for secret in secrets {
-        match secret {
-            Secret::ApiKey { location: KeyLocation::Header, name, value } => {
-                headers.push(((*name).to_owned(), value.clone()))
-            }
-            Secret::ApiKey { location: KeyLocation::Query, name, value } => {
-                query.push(format!("{}={}", params::encode(name), params::encode(value)))
-            }
-            Secret::ApiKey { location: KeyLocation::Cookie, name, value } => {
-                cookies.push(format!("{name}={}", params::encode(value)))
-            }
-            Secret::Bearer(token) => headers.push((AUTHORIZATION.as_str().to_owned(), format!("Bearer {token}"))),
-            Secret::Basic(encoded) => headers.push((AUTHORIZATION.as_str().to_owned(), format!("Basic {encoded}"))),
-            // Fetched into a bearer token before the request is built.
-            Secret::ClientCredentials(_) => {}
-        }
-    }
+    apply_secrets(&secrets, &mut headers, &mut query, &mut cookies);
     if !cookies.is_empty() {
         headers.push((COOKIE.as_str().to_owned(), cookies.join("; ")));
     }
@@ -337,6 +375,32 @@ pub fn build(
         url.push_str(&query.join("&"));
     }
     Ok(Request { method: tool.method.as_str(), url, headers, body })
+}
+
+/// Puts the chosen secrets where their schemes say: headers, query pairs or cookies.
+fn apply_secrets(
+    secrets: &[&Secret],
+    headers: &mut Vec<(String, String)>,
+    query: &mut Vec<String>,
+    cookies: &mut Vec<String>,
+) {
+    for secret in secrets {
+        match secret {
+            Secret::ApiKey { location: KeyLocation::Header, name, value } => {
+                headers.push(((*name).to_owned(), value.clone()))
+            }
+            Secret::ApiKey { location: KeyLocation::Query, name, value } => {
+                query.push(format!("{}={}", params::encode(name), params::encode(value)))
+            }
+            Secret::ApiKey { location: KeyLocation::Cookie, name, value } => {
+                cookies.push(format!("{name}={}", params::encode(value)))
+            }
+            Secret::Bearer(token) => headers.push((AUTHORIZATION.as_str().to_owned(), format!("Bearer {token}"))),
+            Secret::Basic(encoded) => headers.push((AUTHORIZATION.as_str().to_owned(), format!("Basic {encoded}"))),
+            // Fetched into a bearer token before the request is built.
+            Secret::ClientCredentials(_) => {}
+        }
+    }
 }
 
 /// The body's content type and bytes.
@@ -676,6 +740,7 @@ mod tests {
         native: false,
         approval: None,
         asks: &[],
+        long_running: None,
     };
 
     static APPROVE: ToolDecl = ToolDecl {
@@ -702,6 +767,7 @@ mod tests {
         native: false,
         approval: None,
         asks: &[],
+        long_running: None,
     };
 
     #[test]
@@ -758,6 +824,7 @@ mod tests {
             native: false,
             approval: None,
             asks: &[],
+            long_running: None,
         };
         // "\x89PNG" base64-encoded.
         let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
@@ -792,6 +859,7 @@ mod tests {
             native: false,
             approval: None,
             asks: &[],
+            long_running: None,
         };
         let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
         assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));

@@ -267,6 +267,8 @@ fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantC
                 crate::plan::intent::approval(t).map(|(_, rule)| json!({"name": t.name, "rule": rule}))
             })
             .collect::<Vec<_>>(),
+        "long_running": catalog.tools.iter().filter(|t| t.long_running == Some(crate::plan::LongRunning::Starts)).map(|t| t.name.clone()).collect::<Vec<_>>(),
+        "status_tool": catalog.tools.iter().find(|t| t.long_running == Some(crate::plan::LongRunning::Follows)).map(|t| t.name.clone()),
         "handle_tools": catalog.tools.iter().filter(|t| t.pagination.as_ref().and_then(|p| p.handle()).is_some()).map(|t| t.name.clone()).collect::<Vec<_>>(),
         "toolsets": catalog.toolsets.iter().map(|t| {
             let sub = crate::tokens::Tokens { tools: tokens.tools.iter().filter(|x| t.tools.contains(&x.name)).cloned().collect() };

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::plan::{Catalog, Scheme, Target, Tool};
+use crate::plan::{Catalog, LongRunning, Scheme, Target, Tool};
 use crate::resolve::{BodyEncoding, Method, ParamLocation, SchemeKind, Style};
 use crate::schema::variant::VariantCatalog;
 
@@ -168,6 +168,9 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
         }
     };
     let upstream_doc = match tool.routes.as_slice() {
+        [] if tool.long_running == Some(LongRunning::Follows) => {
+            " No operation of its own: it follows the `Location` of operations other tools started.".to_owned()
+        }
         [] => format!(" Upstream: {}.", upstream(tool)),
         routes => format!(
             " Upstream, the first of these a call's arguments fit: {}.",
@@ -306,6 +309,11 @@ pub(crate) fn decl(
         let (arg, question, confirm) = (lit(&a.arg), lit(&a.question), a.confirm);
         quote!(AskDecl { arg: #arg, question: #question, confirm: #confirm })
     });
+    let long_running = match route.long_running {
+        Some(LongRunning::Starts) => quote!(Some(LongRunning::Starts)),
+        Some(LongRunning::Follows) => quote!(Some(LongRunning::Follows)),
+        None => quote!(None),
+    };
     quote! {
         ToolDecl {
             name: #name,
@@ -324,6 +332,7 @@ pub(crate) fn decl(
             native: #native,
             approval: #approval,
             asks: &[#(#asks),*],
+            long_running: #long_running,
         }
     }
 }

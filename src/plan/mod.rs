@@ -9,6 +9,7 @@ pub(crate) use ids::names_new_item;
 pub mod intent;
 pub mod merge;
 pub mod naming;
+pub mod operations;
 pub mod pages;
 pub mod retry;
 pub mod review;
@@ -161,6 +162,19 @@ pub struct Tool {
     /// A tool made from JSON Schema files: its input file, as the overlay names it. Its
     /// `operation` is then a stand-in that nothing calls.
     pub schema_file: Option<String>,
+    /// The tool's part in long-running operations (a `202 Accepted` with a `Location`).
+    pub long_running: Option<LongRunning>,
+    /// What a long-running operation's `202` answer holds, when the spec says.
+    pub accepted_output: Option<Value>,
+}
+
+/// A tool's part in long-running operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LongRunning {
+    /// Its operation may be accepted to run on: the call answers the status and a handle.
+    Starts,
+    /// It follows an operation by its handle (one per catalog, made by the compiler).
+    Follows,
 }
 
 impl Tool {
@@ -366,6 +380,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
     decide_native(&mut tools, settings, report);
     ids::link_ids(&mut tools, &api.defs);
     tools.sort_by(|a, b| a.name.cmp(&b.name));
+    operations::finish(&mut tools);
     if tools.is_empty() {
         report.push(
             Diagnostic::warning(codes::EMPTY_CATALOG, "no operation became a tool")
@@ -828,7 +843,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         args,
         body,
         rest,
-        output: output(op),
+        output: if op.accepted { operations_result(op) } else { output(op) },
         security: op.security.clone(),
         scopes: match overlay.and_then(|o| o.scopes.as_ref()) {
             Some(scopes) if scopes.is_empty() => Vec::new(),
@@ -851,6 +866,12 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         run: overlay.and_then(|o| o.run).or(intents.run),
         native: false,
         schema_file: intents.schema_files.get(&name).cloned(),
+        long_running: op.accepted.then_some(LongRunning::Starts),
+        accepted_output: op
+            .success
+            .as_ref()
+            .filter(|r| op.accepted && r.status == "202")
+            .and_then(|r| r.schema.clone()),
         name,
     };
     // An undeclared split fixes its selector; a declared one says so in `fixed`.
@@ -943,6 +964,12 @@ fn output(op: &Operation) -> Option<Value> {
             },
         })
     })
+}
+
+/// A long-running operation's result: its final success answer, when the spec declares one
+/// beside the `202` (the `202`'s own body is what acceptance says, not the result).
+fn operations_result(op: &Operation) -> Option<Value> {
+    op.success.as_ref().filter(|r| r.status != "202").and_then(|r| r.schema.clone())
 }
 
 /// Toolsets: each entry a tool name, or an operation rule taking every tool made from the

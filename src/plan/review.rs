@@ -99,6 +99,12 @@ pub fn review(catalog: &Catalog) -> Value {
                 json!({"planned": true, "planTtlSecs": ttl, "autoIf": rule, "otherwise": "human"})
             });
             out.insert("approval".to_owned(), approval);
+            let long_running = match t.long_running {
+                Some(crate::plan::LongRunning::Starts) => json!("starts: 202 + Location, followed as a task or by handle"),
+                Some(crate::plan::LongRunning::Follows) => json!("follows operations by handle"),
+                None => Value::Null,
+            };
+            out.insert("longRunning".to_owned(), long_running);
             out.insert(
                 "pagination".to_owned(),
                 t.pagination

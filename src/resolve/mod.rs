@@ -181,6 +181,9 @@ pub struct Operation {
     pub parameters: Vec<Parameter>,
     pub body: Option<RequestBody>,
     pub success: Option<Response>,
+    /// The operation may answer `202 Accepted` with a `Location` to follow until it ends: a
+    /// long-running operation.
+    pub accepted: bool,
     /// Alternatives, each a set of scheme names that must all be satisfied. Empty: no
     /// security; an empty alternative: anonymous access allowed.
     pub security: Vec<Vec<String>>,
@@ -233,6 +236,7 @@ impl Operation {
             parameters: Vec::new(),
             body: None,
             success: None,
+            accepted: false,
             security: Vec::new(),
             scopes: Vec::new(),
             pointer: String::new(),
@@ -697,6 +701,7 @@ impl<'d> Resolver<'d, '_> {
             None => None,
         };
         let success = self.success(op.get("responses"), &join_pointer(at, "responses"));
+        let accepted = self.accepted(op.get("responses"), &join_pointer(at, "responses"));
         let security = match op.get("security") {
             Some(v) => self.security(Some(v), &join_pointer(at, "security")),
             None => global_security.clone(),
@@ -720,6 +725,7 @@ impl<'d> Resolver<'d, '_> {
             parameters,
             body,
             success,
+            accepted,
             security: security.alternatives,
             scopes: security.scopes,
             pointer: at.to_owned(),
@@ -864,6 +870,16 @@ impl<'d> Resolver<'d, '_> {
         }))
     }
 
+    /// Whether a `202` response declares a `Location` header: where the operation's progress, and
+    /// in the end its result, can be read.
+    fn accepted(&mut self, responses: Option<&'d Value>, at: &str) -> bool {
+        let Some(raw) = responses.and_then(|r| r.get("202")) else { return false };
+        let Some((resp, _)) = self.deref(raw, &join_pointer(at, "202")) else { return false };
+        resp.get("headers")
+            .and_then(Value::as_object)
+            .is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("location")))
+    }
+
     /// The first 2xx response (by status code), or `default` if there is none.
     fn success(&mut self, responses: Option<&'d Value>, at: &str) -> Option<Response> {
         let map = responses?.as_object()?;
@@ -916,6 +932,35 @@ mod tests {
         let doc = load_spec(&input, &mut sources, &mut report).unwrap();
         let api = resolve(&doc, &mut report);
         (api, report)
+    }
+
+    #[test]
+    fn a_202_with_a_location_is_a_long_running_operation() {
+        let (api, report) = api(r#"
+openapi: 3.0.3
+info: {title: T, version: "1"}
+paths:
+  /renders:
+    post:
+      responses:
+        '202': {$ref: '#/components/responses/Accepted'}
+  /imports:
+    post:
+      responses:
+        '202': {description: queued}
+  /exports:
+    post:
+      responses:
+        '200': {description: done}
+        '202': {description: later, headers: {location: {schema: {type: string}}}}
+components:
+  responses:
+    Accepted: {description: accepted, headers: {Location: {schema: {type: string}}}}
+"#);
+        assert!(report.is_empty(), "{report}");
+        let accepted: Vec<(&str, bool)> = api.operations.iter().map(|o| (o.path.as_str(), o.accepted)).collect();
+        assert_eq!(accepted, [("/exports", true), ("/imports", false), ("/renders", true)]);
+        assert_eq!(api.operations[0].success.as_ref().unwrap().status, "200", "the final answer, not the acceptance");
     }
 
     #[test]

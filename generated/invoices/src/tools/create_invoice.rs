@@ -61,4 +61,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     native: false,
     approval: None,
     asks: &[],
+    long_running: None,
 };

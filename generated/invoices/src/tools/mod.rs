@@ -2,14 +2,18 @@
 //! The tools of this server, one module each, in `tools.json` order.
 pub mod create_invoice;
 pub mod get_invoice;
+pub mod get_operation_status;
 pub mod list_invoice_events;
 pub mod list_invoices;
+pub mod render_invoice_pdf;
 pub mod void_invoice;
 /// Every tool, sorted by name.
 pub static ALL: &[&mcp_gen_runtime::decl::ToolDecl] = &[
     &create_invoice::TOOL,
     &get_invoice::TOOL,
+    &get_operation_status::TOOL,
     &list_invoice_events::TOOL,
     &list_invoices::TOOL,
+    &render_invoice_pdf::TOOL,
     &void_invoice::TOOL,
 ];

@@ -47,4 +47,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     native: false,
     approval: None,
     asks: &[],
+    long_running: None,
 };

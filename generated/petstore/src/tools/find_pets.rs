@@ -35,6 +35,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     native: false,
     approval: None,
     asks: &[],
+    long_running: None,
 };
 /// `find_pets`, operation 2: `GET /pet/findByTags` (operationId `findPetsByTags`).
 const ROUTE_2: ToolDecl = ToolDecl {
@@ -66,4 +67,5 @@ const ROUTE_2: ToolDecl = ToolDecl {
     native: false,
     approval: None,
     asks: &[],
+    long_running: None,
 };

@@ -54,4 +54,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         auto_if: None,
     }),
     asks: &[],
+    long_running: None,
 };

@@ -62,4 +62,5 @@ pub const TOOL: ToolDecl = ToolDecl {
             confirm: true,
         },
     ],
+    long_running: None,
 };

@@ -58,4 +58,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         auto_if: None,
     }),
     asks: &[],
+    long_running: None,
 };

@@ -64,4 +64,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         auto_if: Some("amount <= 1000000 && currency == 'USD'"),
     }),
     asks: &[],
+    long_running: None,
 };

@@ -33,4 +33,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     native: false,
     approval: None,
     asks: &[],
+    long_running: None,
 };

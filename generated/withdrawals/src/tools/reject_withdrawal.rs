@@ -66,4 +66,5 @@ pub const TOOL: ToolDecl = ToolDecl {
             confirm: false,
         },
     ],
+    long_running: None,
 };
