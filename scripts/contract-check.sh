@@ -3,7 +3,9 @@
 # specs/<name>/ with an openapi.* and an optional overlay.yaml), compare the compiled contract
 # with the one at BASE and write a Markdown summary for the pull request. Fails (exit 3) on a
 # breaking change that does not come with a new major API version (info.version), and on a spec
-# that no longer compiles (exit 2). Semantic changes are reported, not failed.
+# that no longer compiles (exit 2). Semantic changes are reported, not failed. A breaking change
+# that pins the earlier contract as a kept version (generated/<name>/versions/vN/, new since BASE,
+# served beside the current one) passes too.
 #
 #   scripts/contract-check.sh BASE_REF [SPEC_DIR...]
 #
@@ -18,6 +20,21 @@ dirs=("$@")
 if [[ ${#dirs[@]} -eq 0 ]]; then
   for d in specs/*/; do dirs+=("${d%/}"); done
 fi
+
+# The contract version this change starts keeping for the API in $1 (a
+# generated/<name>/versions/vN/ that BASE does not have), if any.
+kept_since_base() {
+  local versions="generated/$(basename "$1")/versions"
+  [[ -d "$versions" ]] || return 1
+  for kept in "$versions"/*/; do
+    kept="${kept%/}"
+    if ! git cat-file -e "${BASE}:./${kept}/tools.json" 2>/dev/null; then
+      basename "$kept"
+      return 0
+    fi
+  done
+  return 1
+}
 
 status=0
 echo "# Contract check against ${BASE}" > "$SUMMARY"
@@ -37,8 +54,12 @@ for dir in "${dirs[@]}"; do
   case "$code" in
     0) ;;
     3) echo "" >> "$SUMMARY"
-       echo "**Breaking changes without a new major version of the API: bump info.version's major, or keep the old tools (deprecation).**" >> "$SUMMARY"
-       status=3 ;;
+       if kept="$(kept_since_base "$dir")"; then
+         echo "Breaking changes; the earlier contract is kept as ${kept} (served at /mcp/${kept})." >> "$SUMMARY"
+       else
+         echo "**Breaking changes without a new major version of the API: bump info.version's major, keep the earlier contract as a version (mcp-gen build --keep-version), or keep the old tools for a window (deprecated).**" >> "$SUMMARY"
+         status=3
+       fi ;;
     *) echo "mcp-gen diff failed for ${dir} (exit ${code})" >> "$SUMMARY"
        [[ $status -eq 0 ]] && status=2 ;;
   esac

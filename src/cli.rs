@@ -76,6 +76,18 @@ pub enum Command {
         /// this compiler's sources, else the published crate).
         #[arg(long, value_name = "DIR")]
         runtime_path: Option<PathBuf>,
+        /// Keep serving the earlier contract as this version (`v1`, at `/mcp/v1`) beside the new
+        /// one: its spec and overlay are pinned into the crate under `versions/<name>/`. The
+        /// earlier inputs come from --kept-spec/--kept-overlay, or from git (--kept-git REF,
+        /// the same paths as --spec and --overlay at that revision).
+        #[arg(long, value_name = "NAME")]
+        keep_version: Option<String>,
+        #[arg(long, value_name = "SPEC", requires = "keep_version", conflicts_with = "kept_git")]
+        kept_spec: Option<PathBuf>,
+        #[arg(long, value_name = "OVERLAY", requires = "kept_spec")]
+        kept_overlay: Option<PathBuf>,
+        #[arg(long, value_name = "REF", requires = "keep_version")]
+        kept_git: Option<String>,
     },
     /// Print the exact tools/list payload the server will serve.
     Catalog {
@@ -237,7 +249,18 @@ pub fn main() -> ExitCode {
 
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Build { spec, out, runtime_path } => {
+        Command::Build { spec, out, runtime_path, keep_version, kept_spec, kept_overlay, kept_git } => {
+            if let Some(name) = &keep_version {
+                let pinned = match (&kept_spec, &kept_git) {
+                    (Some(old), _) => crate::versions::pin(&out, name, old, kept_overlay.as_deref()),
+                    (None, Some(rev)) => pin_from_git(&out, name, rev, &spec),
+                    (None, None) => Err("--keep-version needs the earlier inputs: --kept-spec SPEC [--kept-overlay F] or --kept-git REF".to_owned()),
+                };
+                if let Err(e) = pinned {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
             let runtime = match runtime_path {
                 Some(p) => RuntimeDep::Path(relative_to(&absolute(&out), &absolute(&p))),
                 None => default_runtime(&out),
@@ -249,7 +272,14 @@ pub fn run(cli: Cli) -> ExitCode {
                 native: spec.native,
                 module_only: false,
             };
-            let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+            let input = match Input::files(&spec.spec, spec.overlay.clone()).keeping_versions_of(&out) {
+                Ok(i) => i,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let Some(output) = compile_input(&input, &settings) else { return ExitCode::from(2) };
             match crate::write::write(&out, &output.files) {
                 Ok(s) => {
                     eprintln!(
@@ -605,8 +635,26 @@ fn git_show(rev: &str, path: &Path, dir: &Path) -> Result<PathBuf, String> {
 }
 
 fn compile(args: &SpecArgs, settings: &Settings) -> Option<crate::Output> {
-    let input = Input::files(&args.spec, args.overlay.clone());
-    match generate(&input, settings) {
+    compile_input(&Input::files(&args.spec, args.overlay.clone()), settings)
+}
+
+/// Pins the spec and overlay as they were at git revision `rev` as kept version `name`.
+fn pin_from_git(out: &Path, name: &str, rev: &str, spec: &SpecArgs) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+    let old_spec = git_show(rev, &spec.spec, dir.path())?;
+    let old_overlay = match &spec.overlay {
+        Some(o) => {
+            let sub = dir.path().join("overlay");
+            std::fs::create_dir_all(&sub).map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+            Some(git_show(rev, o, &sub)?)
+        }
+        None => None,
+    };
+    crate::versions::pin(out, name, &old_spec, old_overlay.as_deref())
+}
+
+fn compile_input(input: &Input, settings: &Settings) -> Option<crate::Output> {
+    match generate(input, settings) {
         Ok(output) => {
             print_report(&output.diagnostics);
             Some(output)
@@ -730,6 +778,7 @@ pub fn repo_specs(root: &Path) -> Result<Vec<RepoSpec>, String> {
     for name in names {
         let Some(input) = spec_dir_input(&specs_dir.join(&name)) else { continue };
         let generated = root.join("generated").join(&name);
+        let input = input.keeping_versions_of(&generated)?;
         let runtime = RuntimeDep::Path(relative_to(&absolute(&generated), &absolute(&root.join("runtime"))));
         out.push(RepoSpec {
             settings: Settings {

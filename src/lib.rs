@@ -23,6 +23,7 @@ pub mod resolve;
 pub mod schema;
 pub mod settings;
 pub mod tokens;
+pub mod versions;
 pub mod write;
 
 pub use diag::{Diagnostic, Report, Severity, codes};
@@ -36,11 +37,19 @@ pub use settings::{RuntimeDep, Settings};
 pub struct Input {
     pub spec: SourceInput,
     pub overlay: Option<SourceInput>,
+    /// Earlier contract versions the crate keeps serving beside this one (CONTRACT V5).
+    pub versions: Vec<versions::Kept>,
 }
 
 impl Input {
     pub fn files(spec: impl Into<std::path::PathBuf>, overlay: Option<std::path::PathBuf>) -> Self {
-        Input { spec: SourceInput::Path(spec.into()), overlay: overlay.map(SourceInput::Path) }
+        Input { spec: SourceInput::Path(spec.into()), overlay: overlay.map(SourceInput::Path), versions: Vec::new() }
+    }
+
+    /// This input with the versions the crate at `dir` keeps (`dir/versions/v<N>/`).
+    pub fn keeping_versions_of(mut self, dir: &std::path::Path) -> Result<Self, String> {
+        self.versions = versions::discover(dir)?;
+        Ok(self)
     }
 
     /// A spec, and an overlay, held as text (a build script's embedded spec, a test's): the spec
@@ -49,6 +58,7 @@ impl Input {
         Input {
             spec: SourceInput::Text { name: name.to_owned(), text: spec.into() },
             overlay: overlay.map(|o| SourceInput::Text { name: "overlay.yaml".to_owned(), text: o.to_owned() }),
+            versions: Vec::new(),
         }
     }
 }
@@ -163,11 +173,18 @@ fn run(input: &Input, settings: &Settings, sources: &mut load::Sources) -> Resul
         return Err(sources.finish(report));
     }
 
+    let kept = match kept_versions(input, settings, sources) {
+        Ok(k) => k,
+        Err(r) => {
+            report.extend(r.diagnostics);
+            return Err(sources.finish(report));
+        }
+    };
     // The parsed document and the resolved API are no longer needed; free them (millions of
     // nodes on large documents) on another core while this one emits.
     let files = std::thread::scope(|scope| {
         scope.spawn(move || drop((doc, api)));
-        emit::emit(&catalog, settings)
+        emit::emit(&catalog, settings, &kept)
     });
     let files = match files {
         Ok(f) => f,
@@ -180,4 +197,41 @@ fn run(input: &Input, settings: &Settings, sources: &mut load::Sources) -> Resul
     let diagnostics = sources.finish(report);
     lap("locate");
     Ok(Output { files, catalog, diagnostics })
+}
+
+/// Each kept version compiled again from its pinned inputs, as the crate the current one is
+/// (the catalog only when that is all the current build makes). Its problems are reported as
+/// the version's.
+fn kept_versions(input: &Input, settings: &Settings, sources: &mut load::Sources) -> Result<Vec<emit::Kept>, Report> {
+    let mut out = Vec::new();
+    for k in &input.versions {
+        if settings.native {
+            return Err(Report::from(
+                Diagnostic::error(
+                    codes::OVERLAY,
+                    format!("kept version {}: a native crate serves its current contract only", k.name),
+                )
+                .with_help("serve earlier versions from a proxy crate, or remove the kept version"),
+            ));
+        }
+        let kept_input = Input { spec: k.spec.clone(), overlay: k.overlay.clone(), versions: Vec::new() };
+        let output = run(&kept_input, settings, sources).map_err(|mut r| {
+            r.push(Diagnostic::error(codes::OVERLAY, format!("kept version {} does not compile", k.name)).with_help(
+                "a kept version compiles from the inputs pinned under versions/<name>/; fix them there or remove the version",
+            ));
+            r
+        })?;
+        let mut inputs = Vec::new();
+        for source in std::iter::once(&k.spec).chain(k.overlay.as_ref()) {
+            let text = match source {
+                SourceInput::Path(p) => std::fs::read_to_string(p).map_err(|e| {
+                    Report::from(Diagnostic::error(codes::IO, format!("cannot read {}: {e}", p.display())))
+                })?,
+                SourceInput::Text { text, .. } => text.clone(),
+            };
+            inputs.push((source.file_name(), text));
+        }
+        out.push(emit::Kept { name: k.name.clone(), files: output.files, inputs });
+    }
+    Ok(out)
 }

@@ -149,6 +149,39 @@ fn build_writes_only_what_changed() {
     assert!(manifest.contains("mcp-gen-runtime = { path = \""), "{manifest}");
 }
 
+/// `build --keep-version v1` pins the earlier inputs into the crate; later builds keep serving
+/// them without the flag, and a kept version never changes under its clients.
+#[test]
+fn a_kept_version_is_pinned_once_and_built_every_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("crate");
+    let out_s = out.to_str().unwrap();
+    let (v1, v1_overlay) = ("generated/shop/versions/v1/openapi.yaml", "generated/shop/versions/v1/overlay.yaml");
+    let current =
+        ["build", "--spec", "specs/shop/openapi.yaml", "--overlay", "specs/shop/overlay.yaml", "--out", out_s];
+    let keep = [&current[..], &["--keep-version", "v1", "--kept-spec", v1, "--kept-overlay", v1_overlay]].concat();
+    let first = mcp_gen(&keep, &repo());
+    assert!(first.status.success(), "{}", stderr(&first));
+    for file in
+        ["versions/v1/openapi.yaml", "versions/v1/overlay.yaml", "versions/v1/tools.json", "src/versions/v1/mod.rs"]
+    {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    // The same crate as the repository's example, which keeps the same v1.
+    for file in ["src/server.rs", "versions/v1/tools.json", "src/versions/v1/delete_coupon.rs", "tools.json"] {
+        let here = std::fs::read_to_string(out.join(file)).unwrap();
+        assert_eq!(here, std::fs::read_to_string(repo().join("generated/shop").join(file)).unwrap(), "{file}");
+    }
+    let again = mcp_gen(&current, &repo());
+    assert!(stderr(&again).contains("(0 written"), "the kept version stays without the flag: {}", stderr(&again));
+    let other = [&current[..], &["--keep-version", "v1", "--kept-spec", "specs/bookshelf/openapi.json"]].concat();
+    let refused = mcp_gen(&other, &repo());
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("pinned already"), "{}", stderr(&refused));
+    let bad = [&current[..], &["--keep-version", "old", "--kept-spec", v1]].concat();
+    assert!(stderr(&mcp_gen(&bad, &repo())).contains("v1, v2"));
+}
+
 /// Bad input: exit 2, the file with line and column (and a JSON Pointer where one exists), and a
 /// help line. Never a panic.
 #[test]

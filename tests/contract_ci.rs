@@ -1,6 +1,6 @@
 //! The CI recipe (`scripts/contract-check.sh`) in a scratch git repository: an additive change
 //! passes, a deliberate breaking edit exits 3 with the Markdown summary naming it, and the same
-//! edit with a new major version of the API passes.
+//! edit passes with the earlier contract kept as a version, or with a new major version of the API.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -73,6 +73,16 @@ fn a_breaking_edit_fails_the_recipe_with_a_summary_naming_it() {
         "{summary}"
     );
     assert!(summary.contains("Breaking changes without a new major version"), "{summary}");
+
+    // The same edit with the earlier contract kept as v1 beside it passes.
+    let kept = dir.join("generated/notes/versions/v1");
+    std::fs::create_dir_all(&kept).unwrap();
+    std::fs::write(kept.join("openapi.json"), spec("1.0.0", 100, false)).unwrap();
+    std::fs::write(kept.join("tools.json"), "{}").unwrap();
+    let (code, summary) = check(dir);
+    assert_eq!(code, 0, "{summary}");
+    assert!(summary.contains("the earlier contract is kept as v1"), "{summary}");
+    std::fs::remove_dir_all(dir.join("generated")).unwrap();
 
     // The same edit as a new major version passes, and still says what broke.
     std::fs::write(&file, spec("2.0.0", 50, false)).unwrap();

@@ -40,6 +40,7 @@ fn compile(doc: &Value) -> Vec<mcp_gen::diff::Contract> {
     let input = Input {
         spec: SourceInput::Text { name: "openapi.json".into(), text: doc.to_string() },
         overlay: Some(SourceInput::Text { name: "overlay.json".into(), text: overlay.into() }),
+        versions: Vec::new(),
     };
     let out = generate(&input, &Settings::default()).unwrap_or_else(|r| panic!("{r}"));
     mcp_gen::diff::contracts(&out.catalog)
@@ -311,7 +312,8 @@ fn a_shared_component_change_reaches_each_tool_and_sets_the_exit_code() {
     assert!(md.contains("2 breaking, 0 semantic, 0 additive") && md.contains("`create_quote`"), "{md}");
 }
 
-/// A realistic pair (`tests/fixtures/diff/shop-v1.yaml` → `shop-v2.yaml`, with overlays): 31
+/// A realistic pair (the shop example: its kept v1, `generated/shop/versions/v1/`, → its current
+/// spec, `specs/shop/`, with overlays): 31
 /// labelled changes in all three classes — some inside shared components (`Address`, `Product`,
 /// `Order`), so one edit reaches several tools — and five edits that change no contract (the
 /// `Money` component renamed `Amount` with the same shape, its title, `Product`'s properties
@@ -319,12 +321,14 @@ fn a_shared_component_change_reaches_each_tool_and_sets_the_exit_code() {
 /// in `shop-changes.json`, and nothing else is reported.
 #[test]
 fn a_realistic_version_pair_is_classed_as_labelled() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff");
-    let load = |spec: &str, overlay: &str| {
-        let input = Input::files(dir.join(spec), Some(dir.join(overlay)));
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("tests/fixtures/diff");
+    let load = |dir: &str| {
+        let dir = root.join(dir);
+        let input = Input::files(dir.join("openapi.yaml"), Some(dir.join("overlay.yaml")));
         mcp_gen::diff::contracts(&generate(&input, &Settings::default()).unwrap_or_else(|r| panic!("{r}")).catalog)
     };
-    let changes = diff(&load("shop-v1.yaml", "shop-overlay-v1.yaml"), &load("shop-v2.yaml", "shop-overlay-v2.yaml"));
+    let changes = diff(&load("generated/shop/versions/v1"), &load("specs/shop"));
     let found: Vec<Value> =
         changes.iter().map(|c| json!([serde_json::to_value(c.class).unwrap(), c.tool, c.pointer, c.rule])).collect();
     let labelled: Vec<Value> =

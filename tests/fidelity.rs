@@ -261,6 +261,7 @@ fn what_is_left_out_for_saying_nothing_is_still_kept() {
     let input = Input {
         spec: mcp_gen::SourceInput::Text { name: "things.json".into(), text: spec.to_string() },
         overlay: None,
+        versions: Vec::new(),
     };
     let mut output = generate(&input, &settings()).unwrap();
     let list = tool(&output, "list_things");

@@ -206,6 +206,7 @@ fn compile(overlay: &str) -> Result<mcp_gen::Output, mcp_gen::Report> {
     let input = mcp_gen::Input {
         spec: mcp_gen::SourceInput::Text { name: "openapi.yaml".into(), text: spec },
         overlay: Some(mcp_gen::SourceInput::Text { name: "overlay.yaml".into(), text: overlay.into() }),
+        versions: Vec::new(),
     };
     mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true))
 }
@@ -269,6 +270,7 @@ fn list_things(parameters: Value, result: Value) -> mcp_gen::plan::Tool {
     let input = mcp_gen::Input {
         spec: mcp_gen::SourceInput::Text { name: "things.json".into(), text: spec.to_string() },
         overlay: None,
+        versions: Vec::new(),
     };
     let out = mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap();
     out.catalog.tools.into_iter().next().unwrap()

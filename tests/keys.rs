@@ -41,6 +41,7 @@ fn compile(overlay: Option<&str>) -> Result<mcp_gen::Output, String> {
     let input = mcp_gen::Input {
         spec: mcp_gen::SourceInput::Text { name: "spec.yaml".into(), text: SPEC.into() },
         overlay: overlay.map(|o| mcp_gen::SourceInput::Text { name: "overlay.yaml".into(), text: o.into() }),
+        versions: Vec::new(),
     };
     mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).map_err(|r| r.to_string())
 }

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_gen::{Input, Report, Settings, SourceInput, generate};
+use mcp_gen::{Input, Report, Settings, generate};
 use serde_json::json;
 
 const SPEC: &str = r##"
@@ -87,10 +87,7 @@ tools:
 "#;
 
 fn input(overlay: &str) -> Input {
-    Input {
-        spec: SourceInput::Text { name: "users.yaml".into(), text: SPEC.into() },
-        overlay: Some(SourceInput::Text { name: "overlay.yaml".into(), text: overlay.into() }),
-    }
+    Input::text("users.yaml", SPEC, Some(overlay))
 }
 
 fn settings() -> Settings {
@@ -160,10 +157,7 @@ fn every_merged_operation_says_where_its_ids_come_from() {
         "  /teams/{team_id}/users/{user_id}:\n    get:\n      operationId: getTeamUser\n      summary: Get a team member\n      parameters:\n        - { name: team_id, in: path, required: true, schema: { type: string } }\n        - { name: user_id, in: path, required: true, schema: { type: string } }\n      responses: { \"200\": { description: ok, content: { application/json: { schema: { $ref: \"#/components/schemas/User\" } } } } }\n  /orgs/{id}/users:",
     );
     let overlay = OVERLAY.replace("merge: [getUserByEmail]", "merge: [getTeamUser]");
-    let input = Input {
-        spec: SourceInput::Text { name: "users.yaml".into(), text: spec },
-        overlay: Some(SourceInput::Text { name: "overlay.yaml".into(), text: overlay }),
-    };
+    let input = Input::text("users.yaml", spec, Some(&overlay));
     let out = generate(&input, &settings()).unwrap();
     let get = tool(&out, "get_user");
     let lists: Vec<Option<&str>> = get.routes.iter().map(|r| r.list_tool.as_deref()).collect();

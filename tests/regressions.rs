@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcp_gen::{Input, Settings, SourceInput, generate};
+use mcp_gen::{Input, Settings, generate};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -54,7 +54,7 @@ fn fuzz_findings_stay_fixed() {
     for path in files(&base.join("load_text")).into_iter().chain(files(&base.join("structured_openapi"))) {
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
         for name in ["spec.yaml", "spec.json"] {
-            let input = Input { spec: SourceInput::Text { name: name.into(), text: text.clone() }, overlay: None };
+            let input = Input::text(name, text.clone(), None);
             run(&input, &format!("{} as {name}", path.display()));
         }
         seen += 1;
@@ -64,10 +64,7 @@ fn fuzz_findings_stay_fixed() {
     let spec = target.split("r##\"").nth(1).and_then(|s| s.split("\"##").next()).expect("SPEC in overlay.rs");
     for path in files(&base.join("overlay")) {
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
-        let input = Input {
-            spec: SourceInput::Text { name: "openapi.yaml".into(), text: spec.to_owned() },
-            overlay: Some(SourceInput::Text { name: "overlay.yaml".into(), text }),
-        };
+        let input = Input::text("openapi.yaml", spec, Some(&text));
         run(&input, &path.display().to_string());
         seen += 1;
     }

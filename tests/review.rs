@@ -405,6 +405,7 @@ paths:
             name: "overlay.yaml".into(),
             text: "mcp-gen: 1\ntools:\n  post_chat_message:\n    operation: chat_postMessage\n    params: { token: { description: Your token. } }\n".into(),
         }),
+        versions: Vec::new(),
     };
     let report = mcp_gen::generate(&input, &mcp_gen::Settings::default().with_catalog_only(true)).unwrap_err();
     let d = report.diagnostics.iter().find(|d| d.message.contains("`token` is not an argument")).unwrap();
@@ -1171,6 +1172,7 @@ fn the_confirm_profile_marks_every_write_for_hosts_that_ask() {
         let input = mcp_gen::Input {
             spec: mcp_gen::SourceInput::Text { name: "openapi.json".into(), text: spec.into() },
             overlay: Some(mcp_gen::SourceInput::Text { name: "overlay.json".into(), text: overlay }),
+            versions: Vec::new(),
         };
         let out = mcp_gen::generate(&input, &mcp_gen::Settings::default()).unwrap();
         out.catalog

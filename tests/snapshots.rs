@@ -37,17 +37,27 @@ fn generated_crates_match_their_specs() {
 fn output_does_not_depend_on_document_order() {
     let path = repo().join("specs/petstore/openapi.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
-    let input = Input { spec: SourceInput::Text { name: "openapi.yaml".into(), text: text.clone() }, overlay: None };
+    let input = Input {
+        spec: SourceInput::Text { name: "openapi.yaml".into(), text: text.clone() },
+        overlay: None,
+        versions: Vec::new(),
+    };
     let first = generate(&input, &Default::default()).unwrap();
     let again = generate(&input, &Default::default()).unwrap();
     assert_eq!(first.files, again.files);
     // The same document as JSON, through the compiler's own YAML reader.
     let doc = mcp_gen::load::yaml::parse(&text).unwrap().value;
     let reversed = reverse_maps(&doc, 0);
-    let original =
-        Input { spec: SourceInput::Text { name: "openapi.json".into(), text: doc.to_string() }, overlay: None };
-    let shuffled =
-        Input { spec: SourceInput::Text { name: "openapi.json".into(), text: reversed.to_string() }, overlay: None };
+    let original = Input {
+        spec: SourceInput::Text { name: "openapi.json".into(), text: doc.to_string() },
+        overlay: None,
+        versions: Vec::new(),
+    };
+    let shuffled = Input {
+        spec: SourceInput::Text { name: "openapi.json".into(), text: reversed.to_string() },
+        overlay: None,
+        versions: Vec::new(),
+    };
     let a = generate(&original, &Default::default()).unwrap();
     let b = generate(&shuffled, &Default::default()).unwrap();
     let names = |o: &mcp_gen::Output| o.catalog.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();

@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = mcp_gen::load::yaml::parse(text);
     let _ = mcp_gen::load::json::parse(text);
     for name in ["spec.yaml", "spec.json"] {
-        let input = Input { spec: common::text(name, text), overlay: None };
+        let input = Input { spec: common::text(name, text), overlay: None, versions: Vec::new() };
         common::run(&input, false);
     }
 });

@@ -72,7 +72,7 @@ fuzz_target!(|data: &[u8]| {
         names.push("overlay.json");
     }
     for name in names {
-        let input = Input { spec: common::text("openapi.yaml", SPEC), overlay: Some(common::text(name, text)) };
+        let input = Input { spec: common::text("openapi.yaml", SPEC), overlay: Some(common::text(name, text)), versions: Vec::new() };
         common::run(&input, true);
     }
 });

@@ -1128,6 +1128,6 @@ fuzz_target!(|doc: Doc| {
     let text = if doc.pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) };
     let Ok(text) = text else { return };
     let name = if doc.as_yaml { "openapi.yaml" } else { "openapi.json" };
-    let input = Input { spec: common::text(name, &text), overlay: None };
+    let input = Input { spec: common::text(name, &text), overlay: None, versions: Vec::new() };
     common::run(&input, doc.full_emit);
 });

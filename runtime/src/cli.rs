@@ -65,8 +65,8 @@ fn command(server: &'static ServerDecl) -> Command {
                 .long("base-path")
                 .value_name("PATH")
                 .env(env("BASE_PATH"))
-                .default_value("/mcp/v1")
-                .help("Path of the MCP endpoint"),
+                .default_value(format!("/mcp/{}", server.contract_version))
+                .help("Path of the MCP endpoint (kept contract versions are served beside it: /mcp/v1 next to /mcp/v2)"),
         )
         .arg(
             Arg::new("timeout-ms")
@@ -519,7 +519,8 @@ fn serve_command(
             Ok(a) => a,
             Err(_) => return fail(&format!("--http `{raw}` is not an address such as 127.0.0.1:8080")),
         };
-        let base_path = m.get_one::<String>("base-path").cloned().unwrap_or_else(|| "/mcp/v1".to_owned());
+        let base_path =
+            m.get_one::<String>("base-path").cloned().unwrap_or_else(|| format!("/mcp/{}", server.contract_version));
         if !base_path.starts_with('/') {
             return fail(&format!("--base-path `{base_path}` must start with `/`"));
         }
@@ -585,10 +586,14 @@ fn serve_command(
             limits,
         };
         let name = server.crate_name;
+        let kept = serve::version_paths(&handler, &options);
         runtime
             .block_on(serve::http(handler, options, |bound| {
                 // Tests and scripts read the actual address (port 0 picks a free one) from this line.
                 eprintln!("{name}: serving {tools} tool(s) on http://{bound}{base_path} → {target}");
+                for (version, path) in &kept {
+                    eprintln!("{name}: serving the kept contract {version} on http://{bound}{path}");
+                }
             }))
             .map_err(|e| format!("HTTP server on {addr}: {e}"))
     };

@@ -28,6 +28,22 @@ pub struct ServerDecl {
     /// Provider variants of the catalog (`tools.<variant>.json`), each servable on
     /// `<base path>/<name>`; calls are validated against `catalog`'s schemas whatever the caller saw.
     pub variants: &'static [VariantDecl],
+    /// The current contract's version name (`v1`, or one past the newest kept version): served
+    /// at `/mcp/<name>` by default.
+    pub contract_version: &'static str,
+    /// Earlier contract versions still served, each beside the current one (CONTRACT V5).
+    pub versions: &'static [VersionDecl],
+}
+
+/// An earlier contract version: its own catalog and tool mappings, served at `/mcp/<name>` and
+/// validated against its own schemas, calling the same upstream.
+#[derive(Debug)]
+pub struct VersionDecl {
+    pub name: &'static str,
+    /// `{"tools": [...]}`, sorted by name.
+    pub catalog: &'static str,
+    /// In `catalog` order.
+    pub tools: &'static [&'static ToolDecl],
 }
 
 /// One provider variant of the catalog: the same tools, with schemas a provider accepts.

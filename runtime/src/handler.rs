@@ -19,7 +19,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use crate::approval::{Plans, Status};
-use crate::decl::{LongRunning, ServerDecl, ToolDecl};
+use crate::decl::{LongRunning, ServerDecl, ToolDecl, VersionDecl};
 use crate::error::{ToolError, codes};
 use crate::handle::{self, HandleKey};
 use crate::idempotency::{self, Begin, Guard, Keyed};
@@ -101,6 +101,8 @@ pub struct State {
     plan_ttl: Option<std::time::Duration>,
     /// The tool that follows long-running operations, when any tool starts them.
     follower: Option<&'static str>,
+    /// What this handler was built with, to build the kept contract versions alike.
+    builder: Builder,
 }
 
 /// Cheap to clone: the Streamable HTTP service builds one per request. A toolset handler serves
@@ -143,8 +145,11 @@ fn parse_catalog(text: &str, file: &str) -> Result<CatalogFile, CatalogError> {
 /// How a [`Handler`] is put together: the server's declarations, then where its tools run and
 /// what guards them. Everything is set before the handler is shared (toolset and variant
 /// handlers share its state).
+#[derive(Clone)]
 pub struct Builder {
     server: &'static ServerDecl,
+    /// A kept contract version to serve instead of the current one.
+    contract: Option<&'static VersionDecl>,
     mode: Option<Mode>,
     native: Option<Arc<dyn Dispatch>>,
     guard: Option<Guard>,
@@ -216,21 +221,26 @@ impl Builder {
 
     /// Checks the declarations against the catalog and that every tool has somewhere to run.
     pub fn build(self) -> Result<Handler, CatalogError> {
+        let builder = self.clone();
         let server = self.server;
-        let catalog = parse_catalog(server.catalog, "tools.json")?;
-        if catalog.tools.len() != server.tools.len() {
+        let (file, text, tools) = match self.contract {
+            Some(v) => (format!("versions/{}/tools.json", v.name), v.catalog, v.tools),
+            None => ("tools.json".to_owned(), server.catalog, server.tools),
+        };
+        let catalog = parse_catalog(text, &file)?;
+        if catalog.tools.len() != tools.len() {
             return Err(CatalogError(format!(
-                "tools.json has {} tools but the crate declares {}",
+                "{file} has {} tools but the crate declares {}",
                 catalog.tools.len(),
-                server.tools.len()
+                tools.len()
             )));
         }
         let mut entries = Vec::with_capacity(catalog.tools.len());
         let mut index = BTreeMap::new();
-        for (i, (tool, decl)) in catalog.tools.iter().zip(server.tools).enumerate() {
+        for (i, (tool, decl)) in catalog.tools.iter().zip(tools).enumerate() {
             if tool.name != decl.name {
                 return Err(CatalogError(format!(
-                    "tools.json lists `{}` where the crate declares `{}`",
+                    "{file} lists `{}` where the crate declares `{}`",
                     tool.name, decl.name
                 )));
             }
@@ -245,14 +255,14 @@ impl Builder {
                 rule: OnceLock::new(),
             });
         }
-        let native: Vec<&str> = server.tools.iter().filter(|t| t.native).map(|t| t.name).collect();
+        let native: Vec<&str> = tools.iter().filter(|t| t.native).map(|t| t.name).collect();
         if !native.is_empty() && self.native.is_none() {
             return Err(CatalogError(format!(
                 "the crate declares native tools ({}) but no handlers were given to the server builder",
                 native.join(", ")
             )));
         }
-        if native.len() < server.tools.len() && self.mode.is_none() {
+        if native.len() < tools.len() && self.mode.is_none() {
             return Err(CatalogError(
                 "the crate has proxied tools but no upstream was given to the server builder".to_owned(),
             ));
@@ -262,12 +272,12 @@ impl Builder {
         if let Ok(info) = serde_json::to_value(&implementation) {
             meta.insert("io.modelcontextprotocol/serverInfo".to_owned(), info);
         }
-        for set in server.toolsets {
+        for set in server.toolsets.iter().filter(|_| self.contract.is_none()) {
             if let Some(missing) = set.tools.iter().find(|t| !index.contains_key(*t)) {
                 return Err(CatalogError(format!("toolset `{}` names `{missing}`, which is not a tool", set.name)));
             }
         }
-        let approved: Vec<&str> = server.tools.iter().filter(|t| t.approval.is_some()).map(|t| t.name).collect();
+        let approved: Vec<&str> = tools.iter().filter(|t| t.approval.is_some()).map(|t| t.name).collect();
         let plans = self.guard.as_ref().map(|g| Plans::new(g.store().clone()));
         if !approved.is_empty() && plans.is_none() {
             return Err(CatalogError(format!(
@@ -275,7 +285,8 @@ impl Builder {
                 approved.join(", ")
             )));
         }
-        let handle_key = self.handle_key.unwrap_or_else(HandleKey::random);
+        let handle_key = self.handle_key.clone().unwrap_or_else(HandleKey::random);
+        let handle_key_shared = handle_key.clone();
         let asker = crate::ask::Asker::new(handle_key.derive("mcp-gen/request-state"))
             .map_err(|e| CatalogError(format!("cannot set up request states: {e}")))?;
         let instance = uuid::Uuid::new_v4().simple().to_string();
@@ -299,7 +310,9 @@ impl Builder {
                 plans,
                 asker,
                 plan_ttl: self.plan_ttl,
-                follower: server.tools.iter().find(|t| t.long_running == Some(LongRunning::Follows)).map(|t| t.name),
+                follower: tools.iter().find(|t| t.long_running == Some(LongRunning::Follows)).map(|t| t.name),
+                // Kept versions share what this one was built with, and its handle key.
+                builder: Builder { handle_key: Some(handle_key_shared), contract: None, ..builder },
             }),
             None,
         ))
@@ -311,6 +324,7 @@ impl Handler {
     pub fn builder(server: &'static ServerDecl) -> Builder {
         Builder {
             server,
+            contract: None,
             mode: None,
             native: None,
             guard: None,
@@ -319,6 +333,13 @@ impl Handler {
             check_answers: true,
             plan_ttl: None,
         }
+    }
+
+    /// The handler of a kept contract version (`v1`): its own catalog and mappings, with this
+    /// handler's upstream, store and handle key (`None` when the server keeps no such version).
+    pub fn version(&self, name: &str) -> Result<Option<Handler>, CatalogError> {
+        let Some(v) = self.0.server.versions.iter().find(|v| v.name == name) else { return Ok(None) };
+        Builder { contract: Some(v), ..self.0.builder.clone() }.build().map(Some)
     }
 
     /// The plans of irreversible calls, when any tool needs approval.

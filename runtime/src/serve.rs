@@ -109,6 +109,14 @@ pub fn router(handler: &Handler, options: &HttpOptions) -> std::io::Result<axum:
             router = router.route_service(&path, service(subset, options));
         }
     }
+    // Each kept contract version beside the current one (CONTRACT V5): its own tools and
+    // schemas, the same upstream, store and handle key.
+    for (name, path) in version_paths(handler, options) {
+        let kept = handler.version(name).map_err(|e| std::io::Error::other(e.to_string()))?;
+        if let Some(kept) = kept {
+            router = router.route_service(&path, service(kept, options));
+        }
+    }
     // Each provider variant on its own endpoint (CONTRACT I3, V5): the same tools, with the
     // schemas that provider accepts; calls are checked with the canonical schemas.
     for name in &options.variants {
@@ -121,12 +129,21 @@ pub fn router(handler: &Handler, options: &HttpOptions) -> std::io::Result<axum:
     Ok(router)
 }
 
+/// Each kept contract version and its endpoint: a sibling of the base path (`/mcp/v1` beside
+/// `/mcp/v2`).
+pub fn version_paths(handler: &Handler, options: &HttpOptions) -> Vec<(&'static str, String)> {
+    let base = options.base_path.trim_end_matches('/');
+    let parent = base.rsplit_once('/').map_or("", |(p, _)| p);
+    handler.server().versions.iter().map(|v| (v.name, format!("{parent}/{}", v.name))).collect()
+}
+
 /// The path of every MCP endpoint [`router`] serves.
 pub fn endpoints(handler: &Handler, options: &HttpOptions) -> Vec<String> {
     let base = options.base_path.trim_end_matches('/');
     let mut out = vec![options.base_path.clone()];
     out.extend(handler.toolset_names().map(|t| format!("{base}/{t}")));
     out.extend(options.variants.iter().map(|v| format!("{base}/{v}")));
+    out.extend(version_paths(handler, options).into_iter().map(|(_, path)| path));
     out
 }
 

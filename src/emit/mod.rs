@@ -6,6 +6,9 @@ pub mod catalog;
 pub mod native;
 pub mod rust;
 pub mod types;
+pub mod versions;
+
+pub use versions::Kept;
 
 use std::collections::BTreeMap;
 
@@ -23,7 +26,7 @@ use crate::settings::{RuntimeDep, Settings};
 /// Generated files, keyed by path relative to the crate root, with `/` separators.
 pub type Files = BTreeMap<String, String>;
 
-pub fn emit(catalog: &Catalog, settings: &Settings) -> Result<Files, Report> {
+pub fn emit(catalog: &Catalog, settings: &Settings, kept: &[Kept]) -> Result<Files, Report> {
     let mut files = Files::new();
     files.insert("tools.json".to_owned(), catalog::tools_json(catalog));
     if settings.catalog_only {
@@ -40,10 +43,13 @@ pub fn emit(catalog: &Catalog, settings: &Settings) -> Result<Files, Report> {
     }
     files.insert("src/tools/mod.rs".to_owned(), rust::tools_mod(catalog, &modules).map_err(internal)?);
     let variants = variant_files(catalog, &mut files);
-    files.insert("src/server.rs".to_owned(), rust::server_file(catalog, &variants).map_err(internal)?);
-    files.insert("src/main.rs".to_owned(), rust::main_file(catalog).map_err(internal)?);
+    versions::attach(catalog, kept, &mut files).map_err(internal)?;
+    files.insert("src/server.rs".to_owned(), rust::server_file(catalog, &variants, kept).map_err(internal)?);
+    files.insert("src/main.rs".to_owned(), rust::main_file(catalog, !kept.is_empty()).map_err(internal)?);
     let env = templates();
-    let ctx = template_context(catalog, settings, &variants);
+    let mut ctx = template_context(catalog, settings, &variants);
+    ctx["kept_versions"] = json!(kept.iter().map(|k| &k.name).collect::<Vec<_>>());
+    ctx["contract_version"] = json!(current_version(kept));
     for (name, out) in [("Cargo.toml.j2", "Cargo.toml"), ("README.md.j2", "README.md")] {
         let text = env
             .get_template(name)
@@ -52,6 +58,11 @@ pub fn emit(catalog: &Catalog, settings: &Settings) -> Result<Files, Report> {
         files.insert(out.to_owned(), text);
     }
     Ok(files)
+}
+
+/// The current contract's name: one past the newest kept version.
+fn current_version(kept: &[Kept]) -> String {
+    crate::versions::current(kept.iter().map(|k| k.name.as_str()))
 }
 
 /// Provider variants (CONTRACT I3): each catalog, the OpenAI export and one loss report.

@@ -73,7 +73,7 @@ pub fn native_file(
             }
         }
     });
-    let server = server_decl(catalog, variants, "", &quote!(&[#(&#consts),*]));
+    let server = server_decl(catalog, variants, "", &quote!(&[#(&#consts),*]), &super::rust::Kept::none());
     let type_items = &types.items;
     let title = &catalog.source.api_title;
     let trait_doc = format!(

@@ -45,4 +45,6 @@ pub static SERVER: ServerDecl = ServerDecl {
             catalog: include_str!("../tools.inline.json"),
         },
     ],
+    contract_version: "v1",
+    versions: &[],
 };
