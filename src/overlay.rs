@@ -243,6 +243,42 @@ pub struct ToolOverlay {
     /// ids), so a known, reviewed finding does not hide new ones.
     #[serde(default)]
     pub allow: Vec<String>,
+    /// The tool is on its way out (CONTRACT V3): served until the end of `until` (UTC) with a
+    /// description that points to `use`, then no longer listed or run.
+    pub deprecated: Option<Deprecation>,
+    /// Earlier names of this tool (a rename, CONTRACT V3), each served as a deprecated alias,
+    /// the same tool under the old name, until its date.
+    #[serde(default)]
+    pub aliases: Vec<Alias>,
+}
+
+/// `deprecated: {until: 2027-03-31, use: search_customers}`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Deprecation {
+    /// The last day the tool is served (`YYYY-MM-DD`, UTC).
+    pub until: String,
+    /// The tool that replaces it.
+    #[serde(rename = "use")]
+    pub use_instead: Option<String>,
+}
+
+/// `aliases: [{name: list_customers, until: 2027-03-31}]`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Alias {
+    /// The earlier name.
+    pub name: String,
+    /// The last day it is served (`YYYY-MM-DD`, UTC).
+    pub until: String,
+}
+
+/// The end of day `date` (`YYYY-MM-DD`, UTC) in milliseconds since the epoch: when a
+/// deprecation window closes.
+pub fn day_end_ms(date: &str) -> Option<u64> {
+    let valid = date.len() == 10 && date.as_bytes()[4] == b'-' && date.as_bytes()[7] == b'-';
+    let at = humantime::parse_rfc3339(&format!("{date}T23:59:59.999Z")).ok().filter(|_| valid)?;
+    u64::try_from(at.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis()).ok()
 }
 
 /// An argument's presentation.

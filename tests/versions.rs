@@ -1,3 +1,5 @@
+//! Contract changes clients survive. Deprecation windows (CONTRACT V3): the users example
+//! renamed `fetch_user` to `get_user` and serves the old name as an alias until its day.
 //! Contract versions side by side (CONTRACT V5): the shop example keeps its v1 contract
 //! (`generated/shop/versions/v1/`) beside v2, which broke it: `list_customers` renamed
 //! `search_customers`, `delete_coupon` removed, `create_order` with a new required `channel`.
@@ -137,4 +139,36 @@ async fn each_version_lists_and_validates_its_own_contract() {
     }
     let posts = seen.lock().unwrap().iter().filter(|(m, p, _)| m == "POST" && p == "/v1/orders").count();
     assert_eq!(posts, 1, "only the valid v1 call reached the API");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_renamed_tool_answers_under_its_old_name_during_its_window() {
+    let seen: Seen = Arc::default();
+    let users = axum::Router::new()
+        .fallback(|method: Method, uri: Uri, axum::extract::State(seen): axum::extract::State<Seen>| async move {
+            seen.lock().unwrap().push((method.to_string(), uri.path().to_owned(), Value::Null));
+            Json(json!({"id": "usr_0123456789ab", "email": "ada@example.com", "name": "Ada", "role": "admin",
+                "created_at": "2026-01-01T00:00:00Z"}))
+        })
+        .with_state(seen.clone());
+    let upstream = format!("http://{}/v1", support::serve_upstream(users));
+    let server =
+        support::serve_http(&support::binary("users-mcp"), &["--upstream", &upstream], &[("USERS_API_KEY", "k")]);
+    mcp_gen_runtime::init_tls();
+    let transport = mcp_gen_runtime::rmcp::transport::StreamableHttpClientTransport::from_uri(server.url.clone());
+    let client =
+        ().serve_with_lifecycle(transport, mcp_gen_runtime::rmcp::ClientLifecycleMode::Initialize).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let alias = tools.iter().find(|t| t.name == "fetch_user").expect("the old name is listed during its window");
+    let current = tools.iter().find(|t| t.name == "get_user").unwrap();
+    assert!(alias.description.as_deref().unwrap().starts_with("Deprecated name of get_user, served until 2027-12-31"));
+    assert_eq!(alias.input_schema, current.input_schema, "the same contract under the old name");
+    let args = json!({"user_id": "usr_0123456789ab"}).as_object().unwrap().clone();
+    let old = client.call_tool(CallToolRequestParams::new("fetch_user").with_arguments(args.clone())).await.unwrap();
+    let new = client.call_tool(CallToolRequestParams::new("get_user").with_arguments(args)).await.unwrap();
+    assert_ne!(old.is_error, Some(true), "{old:?}");
+    assert_eq!(old.structured_content, new.structured_content);
+    let paths: Vec<String> = seen.lock().unwrap().iter().map(|(m, p, _)| format!("{m} {p}")).collect();
+    assert_eq!(paths, ["GET /v1/users/usr_0123456789ab", "GET /v1/users/usr_0123456789ab"]);
+    client.cancel().await.unwrap();
 }

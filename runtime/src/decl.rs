@@ -104,6 +104,26 @@ pub struct ToolDecl {
     pub asks: &'static [AskDecl],
     /// The tool's part in long-running operations (`202 Accepted` with a `Location`).
     pub long_running: Option<LongRunning>,
+    /// When the tool stops being served (a deprecation window, CONTRACT V3).
+    pub sunset: Option<SunsetDecl>,
+}
+
+/// The end of a deprecated tool's window: after it the tool is no longer listed, and a call
+/// answers `tool_retired` naming its replacement.
+#[derive(Debug, Clone, Copy)]
+pub struct SunsetDecl {
+    /// The last day served, `YYYY-MM-DD` (UTC).
+    pub until: &'static str,
+    /// The end of that day, in milliseconds since the epoch.
+    pub until_ms: u64,
+    pub use_instead: Option<&'static str>,
+}
+
+impl SunsetDecl {
+    /// Whether the window has closed at `now_ms`.
+    pub fn passed(&self, now_ms: u64) -> bool {
+        now_ms > self.until_ms
+    }
 }
 
 /// A tool's part in long-running operations.

@@ -40,6 +40,8 @@ pub mod codes {
     pub const USER_INPUT_REQUIRED: &str = "user_input_required";
     /// The call needs the user's confirmation, which this client cannot ask for (M2).
     pub const CONFIRMATION_REQUIRED: &str = "confirmation_required";
+    /// A deprecated tool called after its window closed (CONTRACT V3).
+    pub const TOOL_RETIRED: &str = "tool_retired";
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -406,6 +406,18 @@ impl Handler {
         }
     }
 
+    /// Why `name` is no longer served at `now_ms`: its deprecation window closed (CONTRACT V3).
+    /// Such a tool is not listed, and a call answers this error, which names its replacement.
+    fn retired(&self, name: &str, now_ms: u64) -> Option<ToolError> {
+        let entry = &self.0.entries[*self.0.index.get(name)?];
+        let sunset = entry.decl.sunset.filter(|s| s.passed(now_ms))?;
+        let recovery = match sunset.use_instead {
+            Some(other) => format!("Call {other} instead; this tool is no longer served."),
+            None => "This tool is no longer served; list the tools for what replaces it.".to_owned(),
+        };
+        Some(ToolError::new(codes::TOOL_RETIRED, format!("{name} was served until {}", sunset.until), recovery))
+    }
+
     /// The tool's index, if this endpoint serves it.
     fn lookup(&self, name: &str) -> Option<usize> {
         let i = *self.0.index.get(name)?;
@@ -1052,7 +1064,9 @@ impl ServerHandler for Handler {
                 self.0.index.get(tool.name.as_ref()).is_some_and(|i| p.satisfies(self.0.entries[*i].decl.scopes))
             })
         };
-        let visible = self.tools().iter().filter(|t| allowed(t)).cloned();
+        let now = clock();
+        let visible =
+            self.tools().iter().filter(|t| allowed(t) && self.retired(t.name.as_ref(), now).is_none()).cloned();
         let tools = if modern { visible.collect() } else { visible.map(crate::legacy::wrap_tool).collect() };
         let mut result = ListToolsResult::with_all_items(tools);
         if modern {
@@ -1085,6 +1099,8 @@ impl ServerHandler for Handler {
             )
             .retryable(Some(t.retry_after_ms))
             .into_result()
+        } else if let Some(e) = self.retired(entry.decl.name, clock()) {
+            e.into_result()
         } else if principal.is_some_and(|p| !p.satisfies(entry.decl.scopes)) {
             // The gate answers 403 first; this holds for servers mounted without it.
             ToolError::new(
@@ -1157,5 +1173,68 @@ impl ServerHandler for Handler {
             "the API offers no way to cancel this operation: it runs to its end; follow it with tasks/get",
             None,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::{Method, SunsetDecl};
+
+    const fn tool(name: &'static str, sunset: Option<SunsetDecl>) -> ToolDecl {
+        ToolDecl {
+            name,
+            method: Method::Get,
+            path: "/x",
+            args: &[],
+            fixed: &[],
+            body: None,
+            rest_to_body: false,
+            security: &[],
+            scopes: &[],
+            list_tool: None,
+            idempotency: None,
+            merged: &[],
+            handle: None,
+            native: false,
+            approval: None,
+            asks: &[],
+            long_running: None,
+            sunset,
+        }
+    }
+
+    static NEW: ToolDecl = tool("search_customers", None);
+    static OLD: ToolDecl = tool(
+        "list_customers",
+        Some(SunsetDecl { until: "2027-03-31", until_ms: 1_806_537_599_999, use_instead: Some("search_customers") }),
+    );
+    static SERVER: ServerDecl = ServerDecl {
+        name: "shop",
+        crate_name: "shop-mcp",
+        title: "Shop",
+        version: "1",
+        api_version: "1",
+        instructions: None,
+        env_prefix: "SHOP",
+        default_upstream: None,
+        catalog: r#"{"tools": [{"name": "list_customers", "inputSchema": {"type": "object"}}, {"name": "search_customers", "inputSchema": {"type": "object"}}]}"#,
+        tools: &[&OLD, &NEW],
+        schemes: &[],
+        toolsets: &[],
+        variants: &[],
+        contract_version: "v1",
+        versions: &[],
+    };
+
+    #[test]
+    fn a_deprecated_tool_is_served_until_its_day_ends_then_names_its_replacement() {
+        let handler = Handler::builder(&SERVER).mode(Mode::Mock).build().unwrap();
+        assert!(handler.retired("list_customers", 1_806_537_599_999).is_none(), "the last millisecond of its day");
+        let e = handler.retired("list_customers", 1_806_537_600_000).unwrap();
+        assert_eq!(e.code, codes::TOOL_RETIRED);
+        assert_eq!(e.message, "list_customers was served until 2027-03-31");
+        assert!(e.recovery.contains("Call search_customers instead"), "{}", e.recovery);
+        assert!(handler.retired("search_customers", u64::MAX).is_none());
     }
 }

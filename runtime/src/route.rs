@@ -97,6 +97,7 @@ mod tests {
             approval: None,
             asks: &[],
             long_running: None,
+            sunset: None,
         }
     }
 

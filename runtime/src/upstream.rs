@@ -741,6 +741,7 @@ mod tests {
         approval: None,
         asks: &[],
         long_running: None,
+        sunset: None,
     };
 
     static APPROVE: ToolDecl = ToolDecl {
@@ -768,6 +769,7 @@ mod tests {
         approval: None,
         asks: &[],
         long_running: None,
+        sunset: None,
     };
 
     #[test]
@@ -825,6 +827,7 @@ mod tests {
             approval: None,
             asks: &[],
             long_running: None,
+            sunset: None,
         };
         // "\x89PNG" base64-encoded.
         let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
@@ -860,6 +863,7 @@ mod tests {
             approval: None,
             asks: &[],
             long_running: None,
+            sunset: None,
         };
         let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
         assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));

@@ -278,6 +278,9 @@ fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantC
                 crate::plan::intent::approval(t).map(|(_, rule)| json!({"name": t.name, "rule": rule}))
             })
             .collect::<Vec<_>>(),
+        // Overridden when the crate keeps earlier versions.
+        "contract_version": "v1",
+        "deprecated": catalog.tools.iter().filter_map(|t| t.sunset.as_ref().map(|s| json!({"name": t.name, "until": s.until, "use": s.use_instead}))).collect::<Vec<_>>(),
         "long_running": catalog.tools.iter().filter(|t| t.long_running == Some(crate::plan::LongRunning::Starts)).map(|t| t.name.clone()).collect::<Vec<_>>(),
         "status_tool": catalog.tools.iter().find(|t| t.long_running == Some(crate::plan::LongRunning::Follows)).map(|t| t.name.clone()),
         "handle_tools": catalog.tools.iter().filter(|t| t.pagination.as_ref().and_then(|p| p.handle()).is_some()).map(|t| t.name.clone()).collect::<Vec<_>>(),

@@ -314,6 +314,14 @@ pub(crate) fn decl(
         Some(LongRunning::Follows) => quote!(Some(LongRunning::Follows)),
         None => quote!(None),
     };
+    let sunset = match &route.sunset {
+        Some(s) => {
+            let (until, ms, instead) =
+                (lit(&s.until), Literal::u64_unsuffixed(s.until_ms), opt(s.use_instead.as_deref()));
+            quote!(Some(SunsetDecl { until: #until, until_ms: #ms, use_instead: #instead }))
+        }
+        None => quote!(None),
+    };
     quote! {
         ToolDecl {
             name: #name,
@@ -333,6 +341,7 @@ pub(crate) fn decl(
             approval: #approval,
             asks: &[#(#asks),*],
             long_running: #long_running,
+            sunset: #sunset,
         }
     }
 }

@@ -7,6 +7,7 @@ mod accuracy;
 mod annotations;
 mod approval;
 mod confirm;
+mod deprecation;
 mod description;
 mod determinism;
 mod effects;
@@ -75,6 +76,7 @@ pub fn rules() -> Vec<Box<dyn Rule>> {
         Box::new(effects::EffectsRule),
         Box::new(approval::ApprovalRule),
         Box::new(confirm::Confirm),
+        Box::new(deprecation::DeprecationRule),
     ]
 }
 

@@ -3,6 +3,7 @@
 //! writes titles and descriptions (D1, D2) and links id parameters to the tools that list them.
 //! Schemas are assembled by the next stage; the plan only decides what goes into them.
 
+pub mod deprecation;
 pub mod describe;
 mod ids;
 pub(crate) use ids::names_new_item;
@@ -166,6 +167,10 @@ pub struct Tool {
     pub long_running: Option<LongRunning>,
     /// What a long-running operation's `202` answer holds, when the spec says.
     pub accepted_output: Option<Value>,
+    /// When the tool stops being served (overlay `deprecated`, or an alias; CONTRACT V3).
+    pub sunset: Option<deprecation::Sunset>,
+    /// Earlier names served as deprecated aliases, each until its day.
+    pub aliases: Vec<(String, deprecation::Sunset)>,
 }
 
 /// A tool's part in long-running operations.
@@ -381,6 +386,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
     ids::link_ids(&mut tools, &api.defs);
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     operations::finish(&mut tools);
+    deprecation::add_aliases(&mut tools, report);
     if tools.is_empty() {
         report.push(
             Diagnostic::warning(codes::EMPTY_CATALOG, "no operation became a tool")
@@ -872,6 +878,8 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
             .as_ref()
             .filter(|r| op.accepted && r.status == "202")
             .and_then(|r| r.schema.clone()),
+        sunset: None,
+        aliases: Vec::new(),
         name,
     };
     // An undeclared split fixes its selector; a declared one says so in `fixed`.
@@ -886,6 +894,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
     }
     if let Some(i) = spec.intent {
         intent::apply(&mut tool, i, &api.defs, report);
+        deprecation::apply(&mut tool, &i.overlay, &i.file, &i.pointer, report);
     }
     // A merged tool's arguments each go to the operation the call chooses: kept as they are.
     if spec.merged().is_none() {

@@ -130,6 +130,8 @@ fn status_tool(name: &str) -> Tool {
         schema_file: None,
         long_running: Some(LongRunning::Follows),
         accepted_output: None,
+        sunset: None,
+        aliases: Vec::new(),
     }
 }
 

@@ -74,4 +74,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     approval: None,
     asks: &[],
     long_running: None,
+    sunset: None,
 };

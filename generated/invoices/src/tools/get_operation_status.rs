@@ -30,4 +30,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     approval: None,
     asks: &[],
     long_running: Some(LongRunning::Follows),
+    sunset: None,
 };

@@ -36,6 +36,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     approval: None,
     asks: &[],
     long_running: None,
+    sunset: None,
 };
 /// `find_pets`, operation 2: `GET /pet/findByTags` (operationId `findPetsByTags`).
 const ROUTE_2: ToolDecl = ToolDecl {
@@ -68,4 +69,5 @@ const ROUTE_2: ToolDecl = ToolDecl {
     approval: None,
     asks: &[],
     long_running: None,
+    sunset: None,
 };

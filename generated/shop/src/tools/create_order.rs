@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Places an order for the given products, shipped to the address; the total is charged at once. Retry-safe: the same idempotency_key within 24 h returns the first result.
 ///
-/// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "create_order",
     method: Method::Post,
@@ -57,4 +57,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     approval: None,
     asks: &[],
     long_running: None,
+    sunset: None,
 };

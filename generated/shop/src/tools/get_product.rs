@@ -34,4 +34,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     approval: None,
     asks: &[],
     long_running: None,
+    sunset: None,
 };

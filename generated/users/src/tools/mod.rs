@@ -2,6 +2,7 @@
 //! The tools of this server, one module each, in `tools.json` order.
 pub mod create_user;
 pub mod delete_user;
+pub mod fetch_user;
 pub mod get_user;
 pub mod list_users;
 pub mod update_user_role;
@@ -9,6 +10,7 @@ pub mod update_user_role;
 pub static ALL: &[&mcp_gen_runtime::decl::ToolDecl] = &[
     &create_user::TOOL,
     &delete_user::TOOL,
+    &fetch_user::TOOL,
     &get_user::TOOL,
     &list_users::TOOL,
     &update_user_role::TOOL,

@@ -63,4 +63,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         },
     ],
     long_running: None,
+    sunset: None,
 };

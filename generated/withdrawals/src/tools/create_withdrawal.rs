@@ -65,4 +65,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     }),
     asks: &[],
     long_running: None,
+    sunset: None,
 };

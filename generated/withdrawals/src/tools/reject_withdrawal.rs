@@ -67,4 +67,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         },
     ],
     long_running: None,
+    sunset: None,
 };

@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Create a customer. Retry-safe: the same idempotency_key within 24 h returns the first result.
 ///
-/// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "create_customer",
     method: Method::Post,
@@ -52,4 +52,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     approval: None,
     asks: &[],
     long_running: None,
+    sunset: None,
 };

@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Change a product. Retry-safe: the same idempotency_key within 24 h returns the first result.
 ///
-/// Writes; destructive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "update_product",
     method: Method::Patch,
@@ -61,4 +61,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     approval: None,
     asks: &[],
     long_running: None,
+    sunset: None,
 };
