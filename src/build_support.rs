@@ -3,7 +3,7 @@
 //! it names). A thin wrapper over [`crate::compile`]; warnings become `cargo:warning` lines, and
 //! errors fail the build with each diagnostic's file:line:col.
 //!
-//! A native build (see README, "Native mode"):
+//! A native build (see docs/native.md):
 //!
 //! ```no_run
 //! // build.rs

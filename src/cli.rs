@@ -50,7 +50,7 @@ pub struct SpecArgs {
     /// Short server name; the crate is `<name>-mcp` (default: the overlay's, else from the title).
     #[arg(long)]
     pub name: Option<String>,
-    /// A native build: the crate's own handlers run the tools (see README "Native mode"); what
+    /// A native build: the crate's own handlers run the tools (see docs/native.md); what
     /// `build.rs` with `Builder::native()` compiles.
     #[arg(long)]
     pub native: bool,
@@ -230,7 +230,11 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum SchemaWhat {
     /// The overlay format v1 (also in `schemas/overlay-v1.schema.json`).
-    Overlay,
+    Overlay {
+        /// The book's reference chapter written from the schema (`docs/reference/overlay.md`).
+        #[arg(long)]
+        markdown: bool,
+    },
 }
 
 pub fn main() -> ExitCode {
@@ -582,8 +586,12 @@ pub fn run(cli: Cli) -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
-        Command::Schema { what: SchemaWhat::Overlay } => {
-            print!("{}", crate::overlay::json_schema());
+        Command::Schema { what: SchemaWhat::Overlay { markdown } } => {
+            if markdown {
+                print!("{}", crate::overlay_reference::markdown());
+            } else {
+                print!("{}", crate::overlay::json_schema());
+            }
             ExitCode::SUCCESS
         }
         Command::Normalize { schema } => match crate::json_schema::normalize(&SourceInput::Path(schema)) {

@@ -17,6 +17,7 @@ pub mod json_schema;
 pub mod lint;
 pub mod load;
 pub mod overlay;
+pub mod overlay_reference;
 pub mod par;
 pub mod plan;
 pub mod resolve;
