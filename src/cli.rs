@@ -159,6 +159,10 @@ pub enum Command {
     Plan {
         #[command(flatten)]
         spec: SpecArgs,
+        /// One line per tool instead of JSON: name, the rule that gave it and its operations,
+        /// tab-separated (the corpus sample's name snapshot, `tests/names/`).
+        #[arg(long)]
+        names: bool,
     },
     /// Count o200k_base tokens of what the model reads of each tool (name, description,
     /// inputSchema) and in total; exit 1 over a budget.
@@ -235,6 +239,8 @@ pub enum SchemaWhat {
         #[arg(long)]
         markdown: bool,
     },
+    /// The naming rules, in the order they are tried, as the book's reference (Markdown).
+    Naming,
 }
 
 pub fn main() -> ExitCode {
@@ -529,9 +535,13 @@ pub fn run(cli: Cli) -> ExitCode {
                 code => ExitCode::from(code),
             }
         }
-        Command::Plan { spec } => {
+        Command::Plan { spec, names } => {
             let settings = spec.catalog_settings();
             let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+            if names {
+                print!("{}", crate::plan::review::names(&output.catalog));
+                return ExitCode::SUCCESS;
+            }
             match serde_json::to_string_pretty(&crate::plan::review::review(&output.catalog)) {
                 Ok(text) => {
                     println!("{text}");
@@ -592,6 +602,10 @@ pub fn run(cli: Cli) -> ExitCode {
             } else {
                 print!("{}", crate::overlay::json_schema());
             }
+            ExitCode::SUCCESS
+        }
+        Command::Schema { what: SchemaWhat::Naming } => {
+            print!("{}", crate::plan::naming::rules_markdown());
             ExitCode::SUCCESS
         }
         Command::Normalize { schema } => match crate::json_schema::normalize(&SourceInput::Path(schema)) {

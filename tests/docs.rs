@@ -39,6 +39,15 @@ fn the_overlay_reference_is_written_from_the_schema() {
 }
 
 #[test]
+fn the_naming_reference_is_written_from_the_rule_table() {
+    let checked_in = std::fs::read_to_string(repo().join("docs/reference/naming.md")).unwrap();
+    assert!(
+        checked_in == mcp_gen::plan::naming::rules_markdown(),
+        "docs/reference/naming.md is stale: `cargo run -q -- schema naming > docs/reference/naming.md`"
+    );
+}
+
+#[test]
 fn every_chapter_is_in_the_table_of_contents() {
     let summary = std::fs::read_to_string(repo().join("docs/SUMMARY.md")).unwrap();
     for file in book() {

@@ -73,6 +73,7 @@ pub fn add_aliases(tools: &mut Vec<Tool>, report: &mut Report) {
             alias.sunset = Some(Sunset { use_instead: Some(tool.name.clone()), ..sunset.clone() });
             alias.aliases = Vec::new();
             alias.name = name.clone();
+            alias.name_rule = "alias".to_owned();
             // The one status tool follows every operation; an alias of it would be a second.
             if alias.long_running != Some(LongRunning::Follows) {
                 added.push(alias);

@@ -115,6 +115,11 @@ pub struct Ask {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     pub name: String,
+    /// What gave the name (CONTRACT T1): a naming rule of `naming::ID_RULES` or
+    /// `naming::SNAKE_RULES`, or `route`, `odata`, `scoped`, `summary`, `operation_id`,
+    /// `verb_route`, `overlay`, `split`, `alias`, `status_tool`; then any step after it
+    /// (`+shortened`, `+hashed`, `+in_context`, `+numbered`).
+    pub name_rule: String,
     pub title: String,
     pub description: String,
     pub annotations: Annotations,
@@ -362,11 +367,12 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
     // A merged tool's routes are planned one by one, each keyed as a tool of its own, then
     // combined (overlay `merge`).
     let mut merges: BTreeMap<String, Vec<merge::Route>> = BTreeMap::new();
-    for (spec, (name, said)) in specs.iter().zip(names) {
+    for (spec, Assigned { name, said, rule }) in specs.iter().zip(names) {
         match spec.merged() {
             Some(intent) => {
                 let mut own = Report::new();
                 let mut t = tool(api, spec, name, &said, intents, &mut own);
+                t.name_rule = rule;
                 retry::plan(&mut t, &intents.keys, &mut own);
                 merges.entry(t.name.clone()).or_default().push(merge::Route {
                     order: intent.route,
@@ -376,6 +382,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
             }
             None => {
                 let mut t = tool(api, spec, name, &said, intents, report);
+                t.name_rule = rule;
                 retry::plan(&mut t, &intents.keys, report);
                 tools.push(t);
             }
@@ -474,12 +481,17 @@ struct Spec<'a> {
 impl Spec<'_> {
     /// The name before collisions: declared, the behaviour's, or derived from the operation.
     fn base_name(&self) -> String {
+        self.base_named().name
+    }
+
+    /// [`Spec::base_name`], with what gave it (a naming rule, `overlay` or `split`).
+    fn base_named(&self) -> naming::Named {
         if let Some(name) = self.intent.and_then(|i| i.name.clone()) {
-            return name;
+            return naming::Named { name, rule: "overlay" };
         }
         match (&self.split, self.variant) {
-            (Some(s), Some(v)) => s.variants[v].name.clone(),
-            _ => naming::base_name(self.op),
+            (Some(s), Some(v)) => naming::Named { name: s.variants[v].name.clone(), rule: "split" },
+            _ => naming::base_named(self.op),
         }
     }
 
@@ -496,32 +508,39 @@ impl Spec<'_> {
     fn candidates(&self, scope: Option<&str>, singletons: &naming::Singletons) -> Vec<Candidate> {
         if self.declared_name() {
             let name = self.base_name();
-            return vec![Candidate { said: name.clone(), name, rank: 0 }];
+            return vec![Candidate { said: name.clone(), name, rank: 0, rule: "overlay".to_owned() }];
         }
         let mut names = Vec::new();
         let mut ranks = Vec::new();
+        let mut rules: Vec<&'static str> = Vec::new();
         let mut hashed = None;
         let mut guessed = false;
         // Whether the derived name leads with the method (`put_files_id_add_shared_link`).
         let mut transport = false;
         if self.variant.is_some() {
             names.push(self.base_name());
+            rules.push("split");
         } else {
             names = scope.map(|api| naming::scoped_names(self.op, api)).unwrap_or_default();
             ranks = vec![0; names.len()];
+            rules = vec!["scoped"; names.len()];
             // An OData route's first name is its derived name: not read twice.
             let derived = match naming::odata_names(self.op, singletons) {
                 Some(odata) => {
+                    rules.extend(std::iter::repeat_n("odata", odata.names.len()));
                     names.extend(odata.names);
                     ranks.extend(odata.ranks);
                     hashed = odata.hashed;
                     None
                 }
-                None => Some(self.base_name()),
+                None => Some(self.base_named()),
             };
-            guessed = derived.as_deref().is_some_and(|name| self.updates_by_post(name));
-            transport = derived.as_deref().is_some_and(|name| naming::is_transport_word(&naming::first_word(name)));
-            names.extend(derived);
+            guessed = derived.as_ref().is_some_and(|d| self.updates_by_post(&d.name));
+            transport = derived.as_ref().is_some_and(|d| naming::is_transport_word(&naming::first_word(&d.name)));
+            if let Some(d) = derived {
+                names.push(d.name);
+                rules.push(d.rule);
+            }
         }
         // The fallbacks rank after every derived name.
         let last = ranks.iter().copied().max().map_or(0, |r| r + 1);
@@ -533,8 +552,9 @@ impl Spec<'_> {
         }
         // A name too long to serve becomes its shortenings (`naming::fitted`): a readable one a
         // rank lower, so that it yields to a tool whose own name it is, then the hashed one.
-        let fitted = |(said, rank): (String, u32)| {
+        let fitted = |((said, rank), rule): ((String, u32), &'static str)| {
             naming::fitted(&said, self.op).into_iter().map(move |(name, more)| Candidate {
+                rule: shortening(rule, &name, &said),
                 name,
                 rank: rank + more,
                 said: said.clone(),
@@ -548,21 +568,23 @@ impl Spec<'_> {
         // last the operationId hashed (`users_calendars_events_instances_exception_…_1146cb`).
         let own = self.variant.is_none();
         let summary = own.then(|| naming::summary_name(self.op)).flatten();
-        let summary = summary.map(|name| Candidate { said: name.clone(), name, rank: last + 1 });
-        let id = own.then(|| naming::id_name(self.op)).flatten().map(|id| (id, last));
+        let summary =
+            summary.map(|name| Candidate { said: name.clone(), name, rank: last + 1, rule: "summary".to_owned() });
+        let id = own.then(|| naming::id_name(self.op)).flatten().map(|id| ((id, last), "operation_id"));
         let (id_hashed, by_id): (Vec<Candidate>, Vec<Candidate>) =
             id.into_iter().flat_map(fitted).partition(|c| c.name != c.said && c.name == naming::fit(&c.said));
-        let hashed = hashed.map(|(name, said)| Candidate { name, rank: last, said });
+        let hashed = hashed.map(|(name, said)| Candidate { name, rank: last, said, rule: "odata+hashed".to_owned() });
         let (first, next) = if transport { (summary, None) } else { (None, summary) };
         // Then, for such an id on a route that ends in its verb, the route's reading of it
         // (Stripe's `PostAppsSecretsDelete` → `delete_secrets`), before the id as written.
         let verb_route = (own && transport).then(|| naming::verb_route_name(self.op)).flatten();
-        let verb_route = verb_route.map(|name| Candidate { said: name.clone(), name, rank: last });
+        let verb_route =
+            verb_route.map(|name| Candidate { said: name.clone(), name, rank: last, rule: "verb_route".to_owned() });
         let mut seen = BTreeSet::new();
         first
             .into_iter()
             .chain(verb_route)
-            .chain(names.into_iter().zip(ranks).flat_map(fitted))
+            .chain(names.into_iter().zip(ranks).zip(rules).flat_map(fitted))
             .chain(next)
             .chain(by_id)
             .chain(hashed)
@@ -587,6 +609,26 @@ struct Candidate {
     name: String,
     rank: u32,
     said: String,
+    /// What gave the name: a naming rule, and any shortening step after it.
+    rule: String,
+}
+
+/// `rule`, with the step that fitted `said` into `name` when it had to be shortened.
+fn shortening(rule: &str, name: &str, said: &str) -> String {
+    if name == said {
+        rule.to_owned()
+    } else if name == naming::fit(said) {
+        format!("{rule}+hashed")
+    } else {
+        format!("{rule}+shortened")
+    }
+}
+
+/// A tool's name as assigned: served, said in full, and what gave it.
+struct Assigned {
+    name: String,
+    said: String,
+    rule: String,
 }
 
 /// Declared tools as declared; an undeclared mega-endpoint split into one tool per behaviour
@@ -618,7 +660,7 @@ fn specs<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation
 /// the rest get `_2`, `_3`… in (path, method) order. Which names meet does not
 /// depend on the order of the document, so neither do the names. Each name comes with the name
 /// in full that it says (see [`Candidate`]).
-fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(String, String)> {
+fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Assigned> {
     let mut taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
     let scope = naming::api_namespace(&api.operations);
     let singletons = naming::Singletons::of(&api.operations);
@@ -666,15 +708,15 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(Stri
     let mut out = Vec::with_capacity(specs.len());
     let mut regrouped: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (k, spec) in specs.iter().enumerate() {
-        let Candidate { name, said, .. } = &candidates[k][level[k]];
+        let Candidate { name, said, rule, .. } = &candidates[k][level[k]];
         // A declared name is the team's: never renumbered.
         if !spec.declared_name() {
             regrouped.entry(name.clone()).or_default().push(k);
         }
-        out.push((name.clone(), said.clone()));
+        out.push(Assigned { name: name.clone(), said: said.clone(), rule: rule.clone() });
     }
     // Every name served, so that a name said in context meets none.
-    let mut served: BTreeSet<String> = out.iter().map(|(name, _)| name.clone()).collect();
+    let mut served: BTreeSet<String> = out.iter().map(|a| a.name.clone()).collect();
     let renamed = |k: usize, name: &str, unique: &str, report: &mut Report| {
         let op = specs[k].op;
         report.push(
@@ -692,7 +734,8 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(Stri
                 renamed(k, &name, &unique, report);
                 taken.insert(unique.clone());
                 served.insert(unique.clone());
-                out[k] = (unique.clone(), unique);
+                let rule = format!("{}+in_context", out[k].rule);
+                out[k] = Assigned { name: unique.clone(), said: unique, rule };
             }
         }
         // Indices went in ascending, and `specs` is in (path, method) order.
@@ -712,7 +755,8 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<(Stri
             renamed(k, &name, &unique, report);
             taken.insert(unique.clone());
             served.insert(unique.clone());
-            out[k].0 = unique;
+            out[k].name = unique;
+            out[k].rule.push_str("+numbered");
         }
     }
     out
@@ -880,6 +924,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
             .and_then(|r| r.schema.clone()),
         sunset: None,
         aliases: Vec::new(),
+        name_rule: String::new(),
         name,
     };
     // An undeclared split fixes its selector; a declared one says so in `fixed`.

@@ -102,6 +102,7 @@ fn status_tool(name: &str) -> Tool {
     };
     Tool {
         name: name.to_owned(),
+        name_rule: "status_tool".to_owned(),
         title: "Get operation status".to_owned(),
         description: "Get the status of a long-running operation another tool started, and its result once it completed. Wait the poll_after_ms it gives between calls.".to_owned(),
         annotations: Annotations { read_only: true, destructive: false, idempotent: true, open_world: false },

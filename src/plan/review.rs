@@ -71,6 +71,18 @@ fn mapping(t: &Tool, out: &mut Map<String, Value>) {
     out.insert("scopes".to_owned(), json!(t.scopes));
 }
 
+/// Every tool's name and what gave it, one line each in name order: `name`, `name_rule` and the
+/// operations it calls (`METHOD /path`), tab-separated.
+pub fn names(catalog: &Catalog) -> String {
+    let mut out = String::new();
+    for t in &catalog.tools {
+        let routes: Vec<String> =
+            t.operations().filter(|o| !o.path.is_empty()).map(|o| format!("{} {}", o.method, o.path)).collect();
+        out.push_str(&format!("{}\t{}\t{}\n", t.name, t.name_rule, routes.join(", ")));
+    }
+    out
+}
+
 /// The plan as JSON (stable key order, tools sorted by name). A merged tool also lists its
 /// `routes`, each with its own upstream mapping, in the order the server tries them.
 pub fn review(catalog: &Catalog) -> Value {
@@ -83,6 +95,7 @@ pub fn review(catalog: &Catalog) -> Value {
             out.insert("name".to_owned(), json!(t.name));
             out.insert("title".to_owned(), json!(t.title));
             out.insert("operation".to_owned(), operation(t));
+            out.insert("name_rule".to_owned(), json!(t.name_rule));
             out.insert(
                 "annotations".to_owned(),
                 json!({

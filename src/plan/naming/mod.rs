@@ -17,13 +17,151 @@ use crate::resolve::{Method, Operation};
 
 pub const MAX_LEN: usize = 64;
 
+/// One way of reading an operation into a verb_noun name. The tables below are tried in order,
+/// and the first rule that gives a name names the operation; `mcp-gen plan` shows which one as
+/// `name_rule`, and the name snapshot of the corpus sample records it beside every name.
+pub struct Rule {
+    /// Stable name, as `name_rule` shows it.
+    pub name: &'static str,
+    /// What it reads, in one line.
+    pub doc: &'static str,
+    /// `(METHOD /path, operationId, name)` cases the rule names first: its unit tests.
+    pub examples: &'static [(&'static str, &'static str, &'static str)],
+    read: fn(&str, &Operation) -> Option<String>,
+}
+
+/// Rules that read the operationId as it is written, in the order they are tried.
+pub const ID_RULES: &[Rule] = &[
+    Rule {
+        name: "route_prefixed",
+        doc: "HubSpot's ids: the route, then the method's handler (`get-/webhooks/v3/{appId}/subscriptions_getAll`)",
+        examples: &[(
+            "GET /webhooks/v3/{appId}/subscriptions",
+            "get-/webhooks/v3/{appId}/subscriptions_getAll",
+            "list_subscriptions",
+        )],
+        read: |id, op| route_prefixed(id, op),
+    },
+    Rule {
+        name: "handler_after_route",
+        doc: "Enunciate's JAX-RS ids: the route, the handler, the method (`resource__1.0_artist__mbid__getArtist_GET`)",
+        examples: &[("GET /1.0/artist/{mbid}", "resource__1.0_artist__mbid__getArtist_GET", "get_artist")],
+        read: |id, op| handler_after_route(id, op),
+    },
+    Rule {
+        name: "namespaced",
+        doc: "a namespaced id whose last part leads with a verb (`issues/create`, `youtube.activities.list`)",
+        examples: &[("POST /repos/{owner}/{repo}/issues", "issues/create", "create_issue")],
+        read: |id, _| namespaced(id),
+    },
+    Rule {
+        name: "noun_verb",
+        doc: "an Azure-style `Group_Method` id (`ManagementPolicies_CreateOrUpdate`, `Users_GetById`)",
+        examples: &[("GET /users/{id}", "Users_GetById", "get_user_by_id")],
+        read: |id, op| noun_verb(id, op.method, &op.path),
+    },
+    Rule {
+        name: "rpc_path",
+        doc: "an id that spells a dotted RPC route (Slack's `admin_apps_approve` for `POST /admin.apps.approve`)",
+        examples: &[("POST /admin.apps.approve", "admin_apps_approve", "approve_admin_app")],
+        read: |id, op| rpc_path(id, &op.path, op.method),
+    },
+    Rule {
+        name: "function_name",
+        doc: "FastAPI's ids: handler, route and method (`create_application_api_v1_app__post`)",
+        examples: &[("POST /api/v1/app/", "create_application_api_v1_app__post", "create_application")],
+        read: |id, op| function_name(id, op),
+    },
+    Rule {
+        name: "using_method",
+        doc: "Springfox's ids: the handler and `Using` the method (`getActiveObjectCountUsingGET`)",
+        examples: &[("GET /objects/count", "getActiveObjectCountUsingGET", "get_active_object_count")],
+        read: |id, op| using_method(id, op.method),
+    },
+    Rule {
+        name: "versioned_service",
+        doc: "Magento's ids: service, version, method name, HTTP method (`catalogAttributeSetRepositoryV1DeleteByIdDelete`)",
+        examples: &[(
+            "DELETE /V1/products/attribute-sets/{attributeSetId}",
+            "catalogAttributeSetRepositoryV1DeleteByIdDelete",
+            "delete_catalog_attribute_set_repository_by_id",
+        )],
+        read: |id, op| versioned_service(id, op.method),
+    },
+    Rule {
+        name: "verb_last",
+        doc: "framework ids with the verb last (Django REST framework's `patient_communications_create`)",
+        examples: &[("POST /patient_communications", "patient_communications_create", "create_patient_communication")],
+        read: |id, op| verb_last(id, op.method, &op.path),
+    },
+    Rule {
+        name: "route_verb",
+        doc: "an id ending with the verb its RPC route ends with (Plaid's `bankTransferCancel`)",
+        examples: &[("POST /bank_transfer/cancel", "bankTransferCancel", "cancel_bank_transfer")],
+        read: |id, op| route_verb(id, &op.path),
+    },
+    Rule {
+        name: "group_verb",
+        doc: "a group, then the method (DigitalOcean's `databases_create_cluster`, Gitea's `orgAddTeamMember`)",
+        examples: &[("POST /databases", "databases_create_cluster", "create_database_cluster")],
+        read: |id, op| group_verb(id, op.method),
+    },
+];
+
+/// Rules that read the operationId in snake_case, tried after [`ID_RULES`]; when none gives a
+/// name, the snake_case id is the name (`snake_id`).
+pub const SNAKE_RULES: &[Rule] = &[
+    Rule {
+        name: "restated",
+        doc: "an id that only restates method and route (Stripe's `PostCustomersCustomer`)",
+        examples: &[("POST /v1/customers/{customer}", "PostCustomersCustomer", "update_customer")],
+        read: |snake, op| restated(snake, op.method, &op.path),
+    },
+    Rule {
+        name: "bare_verb",
+        doc: "a verb alone (`create`, Springfox's `delete_2`), completed by what the route names",
+        examples: &[("POST /customers", "create", "create_customer")],
+        read: |snake, op| bare_verb(snake, op.method, &op.path),
+    },
+    Rule {
+        name: "posted",
+        doc: "a post of what the collection holds (LaunchDarkly's `postCustomRole` on `/roles`), read as a create",
+        examples: &[("POST /roles", "postCustomRole", "create_custom_role")],
+        read: |snake, op| posted(snake, op.method, &op.path),
+    },
+    Rule {
+        name: "method_prefixed",
+        doc: "a method before the action's own verb (AWS's `GET_DescribeDBClusters`, Adyen's `post-createTestCardRanges`)",
+        examples: &[("POST /createTestCardRanges", "post-createTestCardRanges", "create_test_card_ranges")],
+        read: |snake, op| method_prefixed(snake, op.method, &op.path),
+    },
+    Rule {
+        name: "noun_read",
+        doc: "a read named by its noun alone (Postman's `allCollections`, Zoom's `userAssistants`)",
+        examples: &[("GET /users/{userId}/assistants", "userAssistants", "list_user_assistants")],
+        read: |snake, op| noun_read(snake, op.method, &op.path),
+    },
+];
+
+/// A name and the rule that gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub name: String,
+    pub rule: &'static str,
+}
+
 /// The name an operation gets before collisions are resolved, and before it is fitted to
 /// [`MAX_LEN`] (see [`fitted`]).
 pub fn base_name(op: &Operation) -> String {
+    base_named(op).name
+}
+
+/// [`base_name`], with the rule that gave it.
+pub fn base_named(op: &Operation) -> Named {
     if let Some(odata) = odata_names(op, &Singletons::default())
         && let Some(name) = odata.names.into_iter().next()
     {
-        return name;
+        return Named { name, rule: "odata" };
     }
     // An operationId that leads with its verb says what the link route does in its own words.
     let id = operation_id(op);
@@ -31,31 +169,81 @@ pub fn base_name(op: &Operation) -> String {
         Some(id) if is_action_verb(&first_word(id)) => None,
         _ => relationship_link(op.method, &op.path),
     };
-    let raw = match (link, id) {
-        (Some(link), _) => link,
-        (None, Some(id)) => route_prefixed(id, op)
-            .or_else(|| handler_after_route(id, op))
-            .or_else(|| namespaced(id))
-            .or_else(|| noun_verb(id, op.method, &op.path))
-            .or_else(|| rpc_path(id, &op.path, op.method))
-            .or_else(|| function_name(id, op))
-            .or_else(|| using_method(id, op.method))
-            .or_else(|| versioned_service(id, op.method))
-            .or_else(|| verb_last(id, op.method, &op.path))
-            .or_else(|| route_verb(id, &op.path))
-            .or_else(|| group_verb(id, op.method))
-            .unwrap_or_else(|| {
-                let snake = id.to_snake_case();
-                restated(&snake, op.method, &op.path)
-                    .or_else(|| bare_verb(&snake, op.method, &op.path))
-                    .or_else(|| posted(&snake, op.method, &op.path))
-                    .or_else(|| method_prefixed(&snake, op.method, &op.path))
-                    .or_else(|| noun_read(&snake, op.method, &op.path))
-                    .unwrap_or(snake)
-            }),
-        (None, None) => from_route(op.method, &op.path),
+    let (raw, rule) = match (link, id) {
+        (Some(link), _) => (link, "relationship_link"),
+        (None, Some(id)) => first_rule(ID_RULES, id, op).unwrap_or_else(|| {
+            let snake = id.to_snake_case();
+            first_rule(SNAKE_RULES, &snake, op).unwrap_or((snake, "snake_id"))
+        }),
+        (None, None) => (from_route(op.method, &op.path), "route"),
     };
-    finished(&plural_list(raw, op.method, &op.path))
+    Named { name: finished(&plural_list(raw, op.method, &op.path)), rule }
+}
+
+/// The naming chapter's reference (`docs/reference/naming.md`): the rules in the order they are
+/// tried, each with its examples, written from the tables above.
+pub fn rules_markdown() -> String {
+    let mut out = String::from(
+        "# Naming rules\n\n<!-- @generated by mcp-gen from src/plan/naming/mod.rs: `cargo run -q -- schema naming > docs/reference/naming.md` -->\n\n",
+    );
+    out.push_str(
+        "A tool's name (CONTRACT T1) is verb_noun in snake_case, at most 64 characters. An OData route is named by its route (`odata`); an id that names a relationship link by the link (`relationship_link`); otherwise the operationId is read by the first rule below that gives a name, in this order, and an operation without one is named from its method and route (`route`). `mcp-gen plan` shows the rule as `name_rule`; `tests/names/` records it beside every name of the corpus sample.\n\n",
+    );
+    for (title, rules, after) in [
+        ("Rules on the operationId as written", ID_RULES, ""),
+        (
+            "Rules on the operationId in snake_case",
+            SNAKE_RULES,
+            "When none of them gives a name, the operationId in snake_case is the name (`snake_id`).\n",
+        ),
+    ] {
+        out.push_str(&format!("## {title}\n\n| rule | reads | example |\n| --- | --- | --- |\n"));
+        for r in rules {
+            let examples: Vec<String> =
+                r.examples.iter().map(|(route, id, name)| format!("`{route}` `{id}` → `{name}`")).collect();
+            out.push_str(&format!("| `{}` | {} | {} |\n", r.name, r.doc.replace('|', "\\|"), examples.join("<br>")));
+        }
+        out.push('\n');
+        out.push_str(after);
+        if !after.is_empty() {
+            out.push('\n');
+        }
+    }
+    out.push_str(
+        "## When names meet\n\nCandidates are tried in order: scoped to more of the API's namespace (`scoped`), the derived name, a summary that leads with a verb (`summary`), the route's reading of an id that ends in its verb (`verb_route`), the operationId as written (`operation_id`). A name longer than 64 characters is shortened readably (`+shortened`) or with a stable hash (`+hashed`). Where operations still meet, a route that says more is named with its nearest other segments (`+in_context`), and the rest are numbered in (path, method) order (`+numbered`). Names the overlay declares (`overlay`), a split mega-endpoint's behaviours (`split`), deprecated aliases (`alias`) and the status tool of long-running operations (`status_tool`) are not derived.\n",
+    );
+    out
+}
+
+fn first_rule(rules: &[Rule], text: &str, op: &Operation) -> Option<(String, &'static str)> {
+    rules.iter().find_map(|r| (r.read)(text, op).map(|name| (name, r.name)))
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+
+    /// Every rule's examples are named by that rule, first, as the table says.
+    #[test]
+    fn each_rule_names_its_examples() {
+        let mut failures = Vec::new();
+        for rule in ID_RULES.iter().chain(SNAKE_RULES) {
+            assert!(!rule.examples.is_empty(), "{} has no example", rule.name);
+            for (route, id, want) in rule.examples {
+                let (method, path) = route.split_once(' ').unwrap();
+                let method = Method::parse(method).unwrap();
+                let op = Operation { operation_id: Some((*id).to_owned()), ..Operation::bare(method, path) };
+                let got = base_named(&op);
+                if (got.name.as_str(), got.rule) != (*want, rule.name) {
+                    failures.push(format!(
+                        "{} {route} {id}: want {want} by {}, got {} by {}",
+                        rule.name, rule.name, got.name, got.rule
+                    ));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
 }
 
 /// A list named for one item (Twilio's `ListCall`, Kubernetes' `listNamespacedPod`) names its
