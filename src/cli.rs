@@ -343,10 +343,10 @@ pub fn run(cli: Cli) -> ExitCode {
                 } else if openai_functions {
                     crate::emit::pretty_json(&variant::openai_functions(&output.catalog, &v))
                 } else {
-                    crate::emit::catalog::variant_tools_json(&output.catalog, &v)
+                    crate::schema::tools_json::variant_tools_json(&output.catalog, &v)
                 })
             } else {
-                toolset.as_ref().map(|_| crate::emit::catalog::tools_json(&output.catalog))
+                toolset.as_ref().map(|_| crate::schema::tools_json::tools_json(&output.catalog))
             };
             let text = rendered.as_deref().unwrap_or_else(|| output.tools_json());
             let mut stdout = std::io::stdout().lock();

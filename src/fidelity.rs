@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::diag::escape_token;
 use crate::load::Sources;
+use crate::plan::brief::{described_output_only, server_assigned};
 use crate::plan::{Catalog, Target, Tool};
-use crate::schema::brief::{described_output_only, server_assigned};
 use crate::{Input, Report, Settings, generate};
 
 const NUMERIC: &[&str] = &["minimum", "maximum", "multipleOf", "minLength", "maxLength", "minItems", "maxItems"];

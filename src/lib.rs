@@ -23,6 +23,7 @@ pub mod plan;
 pub mod resolve;
 pub mod schema;
 pub mod settings;
+pub mod text;
 pub mod tokens;
 pub mod versions;
 pub mod write;

@@ -2,7 +2,6 @@
 //! Rust through quote and prettyplease (`rust`), the rest through minijinja templates embedded at
 //! compile time, `tools.json` through the one canonical JSON writer (`catalog`). No I/O.
 
-pub mod catalog;
 pub mod native;
 pub mod rust;
 pub mod types;
@@ -20,6 +19,7 @@ use serde_json::{Value, json};
 use crate::diag::{Diagnostic, Report};
 use crate::plan::Catalog;
 use crate::resolve::SchemeKind;
+use crate::schema::tools_json;
 use crate::schema::variant::{self, Variant, VariantCatalog};
 use crate::settings::{RuntimeDep, Settings};
 
@@ -28,7 +28,7 @@ pub type Files = BTreeMap<String, String>;
 
 pub fn emit(catalog: &Catalog, settings: &Settings, kept: &[Kept]) -> Result<Files, Report> {
     let mut files = Files::new();
-    files.insert("tools.json".to_owned(), catalog::tools_json(catalog));
+    files.insert("tools.json".to_owned(), tools_json::tools_json(catalog));
     if settings.catalog_only {
         return Ok(files);
     }
@@ -69,7 +69,7 @@ fn current_version(kept: &[Kept]) -> String {
 fn variant_files(catalog: &Catalog, files: &mut Files) -> Vec<VariantCatalog> {
     let variants: Vec<VariantCatalog> = Variant::DERIVED.iter().map(|v| variant::catalog(catalog, *v)).collect();
     for v in &variants {
-        files.insert(v.variant.file_name(), catalog::variant_tools_json(catalog, v));
+        files.insert(v.variant.file_name(), tools_json::variant_tools_json(catalog, v));
         if v.variant == Variant::OpenAiStrict {
             files.insert("openai-functions.json".to_owned(), pretty_json(&variant::openai_functions(catalog, v)));
         }

@@ -15,7 +15,7 @@ impl Rule for Determinism {
 
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some(checked_in) = ctx.checked_in else { return };
-        let fresh = crate::emit::catalog::tools_json(ctx.catalog);
+        let fresh = crate::schema::tools_json::tools_json(ctx.catalog);
         if fresh == checked_in {
             return;
         }

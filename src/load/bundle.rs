@@ -12,7 +12,9 @@ use serde_json::{Map, Value};
 
 use super::{SourceInput, Sources, read_value};
 use crate::diag::{Diagnostic, Report, codes, escape_token, join_pointer};
-use crate::resolve::schema::sanitize;
+
+/// What the load stage writes for a reference to a file it could not read (and reported).
+pub const UNRESOLVED: &str = "#/x-mcp-gen-unresolved";
 
 /// Where embedded documents live in the bundled main document.
 pub const FILES_KEY: &str = "x-mcp-gen-files";
@@ -136,7 +138,7 @@ impl Bundler<'_> {
                 .at(file, at)
                 .with_help("pass the document as a file so relative references can be read"),
             );
-            return Some(crate::resolve::schema::UNRESOLVED.to_owned());
+            return Some(UNRESOLVED.to_owned());
         };
         let path = lexical(&dir.join(&decoded));
         let key = match self.keys.get(&canonical(&path)) {
@@ -149,7 +151,7 @@ impl Bundler<'_> {
                             .at(file, at)
                             .with_help(format!("check that {} exists and is YAML or JSON", path.display())),
                     );
-                    Some(crate::resolve::schema::UNRESOLVED.to_owned())
+                    Some(UNRESOLVED.to_owned())
                 };
                 if self.failed.contains(&path) {
                     return unread(self);
@@ -175,7 +177,7 @@ impl Bundler<'_> {
     }
 
     fn unique_key(&self, stem: &str) -> String {
-        let base = match sanitize(stem) {
+        let base = match crate::text::def_key(stem) {
             s if s.is_empty() => "file".to_owned(),
             s => s,
         };

@@ -658,7 +658,7 @@ pub fn description(op: &Operation, verb: &str, fallback: &str) -> String {
     let text = match (summary, body) {
         (Some(s), Some(b)) if s.split_whitespace().count() < 4 && !says_the_same(&s, &first(&b)) => {
             let first = first(&b);
-            if crate::schema::brief::restates(&first, &s, "") { first } else { format!("{} {first}", sentence(&s)) }
+            if crate::plan::brief::restates(&first, &s, "") { first } else { format!("{} {first}", sentence(&s)) }
         }
         (Some(s), _) => sentence(&s),
         // A property's flags ("Read-only. Nullable.") say nothing of the purpose.

@@ -3,6 +3,7 @@
 //! writes titles and descriptions (D1, D2) and links id parameters to the tools that list them.
 //! Schemas are assembled by the next stage; the plan only decides what goes into them.
 
+pub mod brief;
 pub mod deprecation;
 pub mod describe;
 mod ids;
@@ -870,15 +871,15 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
     let Arguments { mut args, hidden, body, mut rest } = arguments(api, op, report);
     // Spec text, briefly (T6); the overlay's own descriptions and id hints come after.
     for arg in &mut args {
-        crate::schema::brief::drop_label(&mut arg.schema, crate::schema::brief::OUTPUT_ONLY);
-        crate::schema::brief::brief(&mut arg.schema, crate::schema::brief::Side::Input);
+        brief::drop_label(&mut arg.schema, brief::OUTPUT_ONLY);
+        brief::brief(&mut arg.schema, brief::Side::Input);
         if arg.required {
-            crate::schema::brief::drop_label(&mut arg.schema, "Required.");
+            brief::drop_label(&mut arg.schema, "Required.");
         }
-        crate::schema::brief::drop_restating(&mut arg.schema, &arg.name, &name);
+        brief::drop_restating(&mut arg.schema, &arg.name, &name);
     }
     if let Some(r) = &mut rest {
-        crate::schema::brief::brief(r, crate::schema::brief::Side::Input);
+        brief::brief(r, brief::Side::Input);
     }
     let mut tool = Tool {
         title,
@@ -1233,9 +1234,7 @@ fn arguments(api: &Api, op: &Operation, report: &mut Report) -> Arguments {
     if let Some(props) = shape.get("properties").and_then(Value::as_object) {
         for (prop, schema) in props {
             // Server-assigned fields are not inputs.
-            if crate::schema::brief::server_assigned(api.defs.follow(schema))
-                || crate::schema::brief::server_assigned(schema)
-            {
+            if brief::server_assigned(api.defs.follow(schema)) || brief::server_assigned(schema) {
                 continue;
             }
             if rpc

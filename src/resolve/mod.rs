@@ -417,7 +417,7 @@ impl<'d> Resolver<'d, '_> {
                 );
                 return None;
             };
-            if text == schema::UNRESOLVED {
+            if text == crate::load::bundle::UNRESOLVED {
                 return None;
             }
             match local_pointer(text) {

@@ -156,7 +156,7 @@ impl<'d> SchemaTable<'d> {
         keys.sort();
         for key in keys {
             let pointer = join_pointer(container, key);
-            let name = self.unique(sanitize(key));
+            let name = self.unique(crate::text::def_key(key));
             self.names.insert(pointer, name);
         }
     }
@@ -472,7 +472,7 @@ impl<'d> SchemaTable<'d> {
             );
             return "#/$defs/invalid".to_owned();
         };
-        if text == UNRESOLVED {
+        if text == crate::load::bundle::UNRESOLVED {
             // The load stage already said why (a file that cannot be read).
             return "#/$defs/unresolved".to_owned();
         }
@@ -665,20 +665,17 @@ pub fn local_pointer(reference: &str) -> Result<String, Box<Diagnostic>> {
     ))
 }
 
-/// What the load stage writes for a reference to a file it could not read (and reported).
-pub const UNRESOLVED: &str = "#/x-mcp-gen-unresolved";
-
-/// Characters safe in a `$defs` key and readable in a `$ref`.
-pub fn sanitize(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-            out.push(c);
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
+/// The JSON type of a value (`integer` for whole numbers).
+pub fn type_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
-    out.trim_matches('_').to_owned()
 }
 
 /// A readable name for a schema found at an arbitrary pointer.
@@ -687,7 +684,7 @@ fn name_from_pointer(pointer: &str) -> String {
     if let Some(rest) = pointer.strip_prefix(&format!("/{}/", crate::load::bundle::FILES_KEY)) {
         return match rest.split_once('/') {
             Some((_, tail)) if !tail.is_empty() => name_from_pointer(&format!("/{tail}")),
-            _ => sanitize(&unescape_token(rest)),
+            _ => crate::text::def_key(&unescape_token(rest)),
         };
     }
     const NOISE: &[&str] = &[
@@ -713,7 +710,7 @@ fn name_from_pointer(pointer: &str) -> String {
         .filter(|t| !NOISE.contains(&t.as_str()) && !t.contains('/') && t.parse::<usize>().is_err())
         .collect();
     let tail: Vec<&str> = tokens.iter().rev().take(2).rev().map(String::as_str).collect();
-    sanitize(&tail.join("_"))
+    crate::text::def_key(&tail.join("_"))
 }
 
 #[cfg(test)]

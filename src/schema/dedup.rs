@@ -247,7 +247,7 @@ fn used_as(path: &[Step]) -> Option<(String, bool)> {
         match step {
             Step::Key(k) if k == "items" => items = true,
             Step::Key(k) if i > 0 && matches!(&path[i - 1], Step::Key(p) if p == "properties" || p == "$defs") => {
-                let name = crate::resolve::schema::sanitize(k);
+                let name = crate::text::def_key(k);
                 return (!name.is_empty()).then_some((name, items));
             }
             _ => {}

@@ -4,18 +4,18 @@
 //! Server-assigned properties (`readOnly`, or labelled output only) leave inputs and `writeOnly`
 //! properties leave outputs.
 
-pub mod brief;
 pub mod dedup;
+pub mod tools_json;
 pub mod variant;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{Map, Value, json};
 
+use crate::plan::brief::{self, server_assigned};
 use crate::plan::{Catalog, Tool};
 use crate::resolve::Defs;
 use crate::resolve::schema::{def_name, for_each_subschema, for_each_subschema_mut};
-use brief::server_assigned;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {

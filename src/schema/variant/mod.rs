@@ -24,6 +24,7 @@ mod walk;
 
 use std::collections::BTreeMap;
 
+use crate::resolve::schema::type_of;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -243,19 +244,6 @@ pub(crate) fn is_annotation(keyword: &str) -> bool {
         keyword,
         "description" | "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment"
     ) || keyword.starts_with("x-")
-}
-
-/// The JSON type of a value (`integer` for whole numbers).
-pub(crate) fn type_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// The types a schema admits, in order: its `type`, else what its `enum`, `const` or

@@ -219,7 +219,7 @@ fn type_admits_all(declared: Option<&Value>, values: &[&Value]) -> bool {
         _ => return false,
     };
     values.iter().all(|v| {
-        let t = crate::schema::variant::type_of(v);
+        let t = crate::resolve::schema::type_of(v);
         declared.iter().any(|d| *d == t || (*d == "number" && t == "integer"))
     })
 }
