@@ -58,7 +58,7 @@ pub struct Contract {
 }
 
 /// The contracts of a compiled catalog.
-pub fn contracts(catalog: &crate::plan::Catalog) -> Vec<Contract> {
+pub fn contracts(catalog: &crate::schema::Catalog) -> Vec<Contract> {
     let defs = std::sync::Arc::new(json!({"$defs": catalog.defs.schemas}));
     catalog
         .tools

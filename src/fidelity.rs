@@ -19,8 +19,9 @@ use serde_json::Value;
 
 use crate::diag::escape_token;
 use crate::load::Sources;
+use crate::plan::Target;
 use crate::plan::brief::{described_output_only, server_assigned};
-use crate::plan::{Catalog, Target, Tool};
+use crate::schema::{Catalog, Tool};
 use crate::{Input, Report, Settings, generate};
 
 const NUMERIC: &[&str] = &["minimum", "maximum", "multipleOf", "minLength", "maxLength", "minItems", "maxItems"];
@@ -120,7 +121,7 @@ pub fn check(source: &Value, catalog: &Catalog) -> Fidelity {
     };
     // A split operation has several tools; each is checked against it. A merged tool's
     // routes are each checked against their own operation, in the one schema the tool has.
-    let mut by_op: BTreeMap<(String, String), Vec<(&Tool, &Tool)>> = BTreeMap::new();
+    let mut by_op: BTreeMap<(String, String), Vec<(&Tool, &crate::plan::Tool)>> = BTreeMap::new();
     for tool in &catalog.tools {
         for route in tool.calls() {
             by_op
@@ -238,7 +239,7 @@ type Seen = BTreeSet<(usize, usize)>;
 struct Checker<'c, 'a> {
     ctx: &'c Ctx<'a>,
     /// The tool, or the route of a merged tool, that calls the operation.
-    tool: &'c Tool,
+    tool: &'c crate::plan::Tool,
     input: &'c Value,
     /// A route of a merged tool: the server sends a call its way only when every argument the
     /// route requires is given, so those stay required even where the tool's schema cannot

@@ -31,7 +31,7 @@ pub mod write;
 pub use diag::{Diagnostic, Report, Severity, codes};
 pub use emit::Files;
 pub use load::SourceInput;
-pub use plan::Catalog;
+pub use schema::Catalog;
 pub use settings::{RuntimeDep, Settings};
 
 /// What to compile: an API description and, optionally, an overlay.
@@ -149,9 +149,9 @@ fn run(input: &Input, settings: &Settings, sources: &mut load::Sources) -> Resul
         return Err(sources.finish(report));
     }
 
-    let mut catalog = plan::plan(&api, &intents, settings, &mut report);
+    let planned = plan::plan(&api, &intents, settings, &mut report);
     lap("plan");
-    let summary = schema::assemble(&mut catalog);
+    let (catalog, summary) = schema::assemble(planned);
     if let Some((largest, size)) =
         summary.trimmed_outputs.iter().max_by_key(|(name, size)| (*size, std::cmp::Reverse(name)))
     {

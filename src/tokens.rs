@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::plan::Catalog;
+use crate::schema::Catalog;
 
 /// One tool's price.
 #[derive(Debug, Clone, PartialEq, Eq)]

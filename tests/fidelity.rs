@@ -23,7 +23,7 @@ fn check(path: &str) -> Fidelity {
     fidelity::check_input(&input, &settings()).unwrap_or_else(|r| panic!("{path} does not compile:\n{r}"))
 }
 
-fn tool<'a>(output: &'a mcp_gen::Output, name: &str) -> &'a mcp_gen::plan::Tool {
+fn tool<'a>(output: &'a mcp_gen::Output, name: &str) -> &'a mcp_gen::schema::Tool {
     output.catalog.tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no tool {name}"))
 }
 

@@ -224,7 +224,7 @@ fn a_cursor_without_a_known_next_stays_the_upstreams_and_a_bad_lifetime_is_locat
     assert!(!t.description.contains("valid ~"), "{}", t.description);
     // A lifetime of its own, and one that is not a duration.
     let out = compile("mcp-gen: 1\ndefaults: { handle_ttl: 1h }\ntools:\n  list_invoices:\n    operation: GET /v1/invoices\n    paginate: { cursor: cursor, next: /next_cursor }\n").unwrap();
-    assert_eq!(tool(&out).pagination.unwrap().handle_ttl_secs, Some(3600));
+    assert_eq!(tool(&out).pagination.clone().unwrap().handle_ttl_secs, Some(3600));
     assert!(tool(&out).description.contains("(valid ~1 h)"));
     let report = compile("mcp-gen: 1\ntools:\n  list_invoices:\n    operation: GET /v1/invoices\n    paginate: { cursor: cursor, next: /next_cursor, handle_ttl: soon }\n").unwrap_err();
     let d = report.diagnostics.iter().find(|d| d.message.contains("handle_ttl `soon`")).unwrap();
@@ -257,7 +257,7 @@ fn a_read_whose_result_hands_back_its_cursor_pages_with_handles_without_a_pagina
 
 /// The tool `GET /things` becomes with these query parameters and this result schema, with no
 /// overlay.
-fn list_things(parameters: Value, result: Value) -> mcp_gen::plan::Tool {
+fn list_things(parameters: Value, result: Value) -> mcp_gen::schema::Tool {
     let spec = json!({
         "openapi": "3.1.0",
         "info": {"title": "Things", "version": "1"},
@@ -279,7 +279,7 @@ fn list_things(parameters: Value, result: Value) -> mcp_gen::plan::Tool {
 /// The (cursor argument, next pointer) found for `GET /things` with these query parameters and
 /// this result schema, with no overlay.
 fn found(params: &str, result: Value) -> Option<(String, String)> {
-    let p = list_things(serde_json::from_str(params).unwrap(), result).pagination?;
+    let p = list_things(serde_json::from_str(params).unwrap(), result).planned.pagination?;
     Some((p.cursor, p.next?))
 }
 
@@ -338,7 +338,7 @@ fn cursors_are_found_where_the_result_hands_them_back_and_nowhere_else() {
 }
 
 /// The events tool of the invoices spec with `overlay`.
-fn events_tool(overlay: &str) -> (mcp_gen::plan::Tool, Vec<String>) {
+fn events_tool(overlay: &str) -> (mcp_gen::schema::Tool, Vec<String>) {
     let out = compile(overlay).unwrap();
     let warnings = out.diagnostics.diagnostics.iter().map(|d| d.message.clone()).collect();
     (out.catalog.tools.iter().find(|t| t.name == "list_invoice_events").cloned().unwrap(), warnings)
@@ -381,7 +381,7 @@ fn linked(params: &[(&str, &str, &str)], result: Value) -> Option<(String, Vec<S
         .map(|(n, t, d)| json!({"name": n, "in": "query", "description": d, "schema": {"type": t}}))
         .collect();
     let tool = list_things(Value::Array(ps), result);
-    let p = tool.pagination.filter(|p| p.link)?;
+    let p = tool.planned.pagination.clone().filter(|p| p.link)?;
     Some((p.cursor, tool.args.iter().map(|a| a.name.clone()).collect()))
 }
 

@@ -4,8 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use mcp_gen::plan::Target;
 use mcp_gen::plan::retry::{KeySource, Window};
-use mcp_gen::plan::{Target, Tool};
+use mcp_gen::schema::Tool;
 
 const SPEC: &str = r#"
 openapi: 3.1.0

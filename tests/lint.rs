@@ -97,7 +97,7 @@ fn markup_in_any_text_the_model_reads_is_a_finding() {
     let mut catalog = generate(&spec.input, &spec.settings).unwrap().catalog;
     assert!(mcp_gen::lint::lint(&catalog, "openapi.yaml").is_empty());
     let tool = catalog.tools.iter_mut().find(|t| t.name == "list_invoices").unwrap();
-    tool.description.push_str(" Pass the `next_cursor`.");
+    tool.planned.description.push_str(" Pass the `next_cursor`.");
     tool.input_schema["properties"]["limit"]["description"] = serde_json::json!("At most **100**.");
     let found: Vec<String> = mcp_gen::lint::lint(&catalog, "openapi.yaml")
         .into_iter()

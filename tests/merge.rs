@@ -94,7 +94,7 @@ fn settings() -> Settings {
     Settings::default().with_catalog_only(true)
 }
 
-fn tool<'a>(out: &'a mcp_gen::Output, name: &str) -> &'a mcp_gen::plan::Tool {
+fn tool<'a>(out: &'a mcp_gen::Output, name: &str) -> &'a mcp_gen::schema::Tool {
     out.catalog.tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no tool {name}"))
 }
 

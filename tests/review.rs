@@ -24,7 +24,7 @@ fn compile(spec: &str, overlay: Option<&str>) -> mcp_gen::Output {
 
 /// The tool names of a spec without an overlay, sorted.
 fn sorted_names(spec: &str) -> Vec<String> {
-    let mut names: Vec<String> = compile(spec, None).catalog.tools.into_iter().map(|t| t.name).collect();
+    let mut names: Vec<String> = compile(spec, None).catalog.tools.into_iter().map(|t| t.planned.name).collect();
     names.sort_unstable();
     names
 }

@@ -17,8 +17,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::diag::{Diagnostic, Report};
-use crate::plan::Catalog;
 use crate::resolve::SchemeKind;
+use crate::schema::Catalog;
 use crate::schema::tools_json;
 use crate::schema::variant::{self, Variant, VariantCatalog};
 use crate::settings::{RuntimeDep, Settings};

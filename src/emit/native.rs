@@ -8,8 +8,8 @@ use quote::{format_ident, quote};
 
 use super::rust::{decl, docs, handle_decl, header, lit, render, server_decl};
 use super::types::Types;
-use crate::plan::{Catalog, Tool};
 use crate::schema::variant::VariantCatalog;
+use crate::schema::{Catalog, Tool};
 
 /// The name of the file, beside `tools.json`.
 pub const FILE: &str = "native.rs";

@@ -8,9 +8,10 @@ use std::collections::BTreeSet;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::plan::{Catalog, LongRunning, Scheme, Target, Tool};
+use crate::plan::{self, LongRunning, Scheme, Target};
 use crate::resolve::{BodyEncoding, Method, ParamLocation, SchemeKind, Style};
 use crate::schema::variant::VariantCatalog;
+use crate::schema::{Catalog, Tool};
 
 /// First line of every generated Rust file.
 pub fn header(catalog: &Catalog) -> String {
@@ -160,7 +161,7 @@ fn key(k: &Option<crate::plan::retry::Key>) -> TokenStream {
 }
 
 pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
-    let upstream = |t: &Tool| {
+    let upstream = |t: &plan::Tool| {
         let op = &t.operation;
         match &op.operation_id {
             Some(id) => format!("`{} {}` (operationId `{id}`)", op.method, op.path),
@@ -218,7 +219,7 @@ pub fn tool_file(catalog: &Catalog, tool: &Tool) -> Result<String, String> {
 }
 
 /// A tool's next-page handles, as `HandleDecl` tokens (`None` when it hands out none).
-pub(crate) fn handle_decl(tool: &Tool) -> TokenStream {
+pub(crate) fn handle_decl(tool: &plan::Tool) -> TokenStream {
     match tool.pagination.as_ref().map(|p| (p.cursor.as_str(), p.handle(), p.link)) {
         Some((cursor, Some((next, ttl)), link)) => {
             let (cursor, next) = (lit(cursor), lit(next));
@@ -232,7 +233,7 @@ pub(crate) fn handle_decl(tool: &Tool) -> TokenStream {
 /// as the tool is).
 pub(crate) fn decl(
     name: &str,
-    route: &Tool,
+    route: &plan::Tool,
     list_tool: Option<&str>,
     merged: &[proc_macro2::Ident],
     handle: &TokenStream,

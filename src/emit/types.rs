@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::rust::{KEYWORDS, docs, lit};
 use crate::plan::retry::KeySource;
-use crate::plan::{Catalog, Tool};
+use crate::schema::{Catalog, Tool};
 
 /// The types of one native build.
 pub struct Types {

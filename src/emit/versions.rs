@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 use super::Files;
 use super::rust::{header, lit, render};
-use crate::plan::Catalog;
+use crate::schema::Catalog;
 
 /// A kept version, compiled: its crate files and its pinned inputs (file name, text).
 #[derive(Debug, Clone)]

@@ -27,7 +27,7 @@ mod tool_name;
 use serde_json::Value;
 
 use crate::diag::Diagnostic;
-use crate::plan::{Catalog, Tool};
+use crate::schema::{Catalog, Tool};
 
 /// One static rule of the contract.
 pub trait Rule {

@@ -30,13 +30,14 @@ use crate::overlay::Intents;
 use crate::resolve::{Api, BodyEncoding, Defs, Method, Operation, ParamLocation, SchemeKind, Style, template_names};
 use crate::settings::Settings;
 
-/// The contract of the whole server: what `tools.json` holds, what the linter, the token
-/// counter and the emitter all read.
+/// The contract of the whole server. The plan stage makes it with planned tools (`Catalog`);
+/// the schema stage gives each its schemas (`schema::Catalog`): what `tools.json` holds, what
+/// the linter, the token counter and the emitter all read.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Catalog {
+pub struct Catalog<T = Tool> {
     pub server: ServerInfo,
     /// Sorted by name (T5).
-    pub tools: Vec<Tool>,
+    pub tools: Vec<T>,
     /// Security schemes the tools use, with the environment variables that hold their secrets.
     pub schemes: Vec<Scheme>,
     /// The spec's first absolute server URL.
@@ -155,10 +156,6 @@ pub struct Tool {
     pub declared: Option<(String, String)>,
     /// Lint codes the team accepted for this tool.
     pub allow: Option<Vec<String>>,
-    /// Filled by the schema stage.
-    pub input_schema: Value,
-    /// Filled by the schema stage.
-    pub output_schema: Option<Value>,
     /// A merged tool's operations, each planned as a tool of its own, in the order the server
     /// tries them (the first is this tool's `operation`); empty for every other tool.
     pub routes: Vec<Tool>,
@@ -911,8 +908,6 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         key: None,
         declared: spec.intent.map(|i| (i.file.clone(), i.pointer.clone())),
         allow: overlay.map(|o| o.allow.clone()).filter(|a| !a.is_empty()),
-        input_schema: Value::Null,
-        output_schema: None,
         routes: Vec::new(),
         run: overlay.and_then(|o| o.run).or(intents.run),
         native: false,

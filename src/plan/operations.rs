@@ -123,8 +123,6 @@ fn status_tool(name: &str) -> Tool {
         key: None,
         declared: None,
         allow: None,
-        input_schema: Value::Null,
-        output_schema: None,
         routes: Vec::new(),
         run: None,
         native: false,

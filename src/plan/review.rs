@@ -73,7 +73,7 @@ fn mapping(t: &Tool, out: &mut Map<String, Value>) {
 
 /// Every tool's name and what gave it, one line each in name order: `name`, `name_rule` and the
 /// operations it calls (`METHOD /path`), tab-separated.
-pub fn names(catalog: &Catalog) -> String {
+pub fn names<T: std::ops::Deref<Target = Tool>>(catalog: &Catalog<T>) -> String {
     let mut out = String::new();
     for t in &catalog.tools {
         let routes: Vec<String> =
@@ -85,7 +85,7 @@ pub fn names(catalog: &Catalog) -> String {
 
 /// The plan as JSON (stable key order, tools sorted by name). A merged tool also lists its
 /// `routes`, each with its own upstream mapping, in the order the server tries them.
-pub fn review(catalog: &Catalog) -> Value {
+pub fn review<T: std::ops::Deref<Target = Tool>>(catalog: &Catalog<T>) -> Value {
     let tools: Vec<Value> = catalog
         .tools
         .iter()

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{Map, Value, json};
 
+use crate::plan;
 use crate::plan::brief::{self, server_assigned};
-use crate::plan::{Catalog, Tool};
 use crate::resolve::Defs;
 use crate::resolve::schema::{def_name, for_each_subschema, for_each_subschema_mut};
 
@@ -39,28 +39,57 @@ pub struct Summary {
     pub trimmed_outputs: Vec<(String, usize)>,
 }
 
-/// Fills every tool's `input_schema` and `output_schema`.
-pub fn assemble(catalog: &mut Catalog) -> Summary {
-    let defs = &catalog.defs;
+/// A planned tool with its schemas: what the schema stage makes of it. Everything else of the
+/// tool is the plan's, read through it (`tool.name`, `tool.args`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    pub planned: plan::Tool,
+    /// Self-contained JSON Schema 2020-12, rooted at `type: object`.
+    pub input_schema: Value,
+    /// The result's schema, when the tool has one worth stating.
+    pub output_schema: Option<Value>,
+}
+
+impl std::ops::Deref for Tool {
+    type Target = plan::Tool;
+
+    fn deref(&self) -> &plan::Tool {
+        &self.planned
+    }
+}
+
+/// The catalog with every tool's schemas: what `tools.json` holds and every later stage reads.
+pub type Catalog = plan::Catalog<Tool>;
+
+/// Every tool's inputSchema and outputSchema, made from the plan.
+pub fn assemble(planned: plan::Catalog) -> (Catalog, Summary) {
+    let plan::Catalog { server, tools, schemes, default_upstream, excluded, toolsets, budget, defs, source } = planned;
     let (input, output) = std::thread::scope(|scope| {
-        let output = scope.spawn(|| Prepared::new(defs, Direction::Output));
-        let input = Prepared::new(defs, Direction::Input);
+        let output = scope.spawn(|| Prepared::new(&defs, Direction::Output));
+        let input = Prepared::new(&defs, Direction::Input);
         (input, output.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     });
     // Tools are independent: assembled on every core.
-    let trimmed = crate::par::map_slices_mut(&mut catalog.tools, |tools| {
-        let mut trimmed = Vec::new();
+    let done = crate::par::map_slices(&tools, |tools| {
+        let mut out = Vec::with_capacity(tools.len());
         for tool in tools {
-            tool.input_schema = input_schema(tool, &input);
-            let (schema, untrimmed) = output_schema(tool, &output, OUTPUT_SCHEMA_BUDGET);
-            tool.output_schema = schema;
-            if let Some(size) = untrimmed {
-                trimmed.push((tool.name.clone(), size));
-            }
+            let input_schema = input_schema(tool, &input);
+            let (output_schema, untrimmed) = output_schema(tool, &output, OUTPUT_SCHEMA_BUDGET);
+            out.push((input_schema, output_schema, untrimmed.map(|size| (tool.name.clone(), size))));
         }
-        trimmed
+        out
     });
-    Summary { trimmed_outputs: trimmed.into_iter().flatten().collect() }
+    let mut trimmed_outputs = Vec::new();
+    let tools = tools
+        .into_iter()
+        .zip(done.into_iter().flatten())
+        .map(|(planned, (input_schema, output_schema, trimmed))| {
+            trimmed_outputs.extend(trimmed);
+            Tool { planned, input_schema, output_schema }
+        })
+        .collect();
+    let catalog = Catalog { server, tools, schemes, default_upstream, excluded, toolsets, budget, defs, source };
+    (catalog, Summary { trimmed_outputs })
 }
 
 /// The defs of one API, stripped for one direction, with everything per-tool assembly needs
@@ -135,7 +164,7 @@ impl Prepared {
     }
 }
 
-pub fn input_schema(tool: &Tool, prepared: &Prepared) -> Value {
+pub fn input_schema(tool: &plan::Tool, prepared: &Prepared) -> Value {
     let mut root = Map::new();
     root.insert("type".to_owned(), json!("object"));
     if !tool.args.is_empty() {
@@ -155,7 +184,7 @@ pub fn input_schema(tool: &Tool, prepared: &Prepared) -> Value {
 }
 
 /// The tool's output schema and, when it had to be trimmed to `budget`, its untrimmed size.
-pub fn output_schema(tool: &Tool, prepared: &Prepared, budget: usize) -> (Option<Value>, Option<usize>) {
+pub fn output_schema(tool: &plan::Tool, prepared: &Prepared, budget: usize) -> (Option<Value>, Option<usize>) {
     let Some(out) = tool.output.as_ref() else { return (None, None) };
     // An empty schema says nothing; omit it rather than promise "anything".
     if out == &Value::Bool(true) || out.as_object().is_some_and(Map::is_empty) {

@@ -5,8 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::plan::{Catalog, Tool};
 use crate::schema::variant::{VariantCatalog, VariantTool};
+use crate::schema::{Catalog, Tool};
 
 /// One tool as rmcp serialises it, borrowing from the plan (a catalog can hold hundreds of
 /// megabytes of schema; it is written, not copied).

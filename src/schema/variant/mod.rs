@@ -28,7 +28,7 @@ use crate::resolve::schema::type_of;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::plan::Catalog;
+use crate::schema::Catalog;
 
 /// One shape of the catalog's input schemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
