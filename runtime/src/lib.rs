@@ -49,11 +49,12 @@ pub use rmcp;
 
 pub use handler::{Builder, CatalogError, Handler, Mode};
 
-/// Installs the TLS crypto provider (ring) the runtime's HTTP clients use. Idempotent; call it
+/// Installs the TLS crypto provider the runtime's HTTP clients use: aws-lc-rs, rustls' own
+/// default (ring's provider is deprecated for lacking post-quantum key exchange). Idempotent; call it
 /// before building a reqwest client in a process that links the runtime (generated servers do it
 /// at start).
 pub fn init_tls() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
 }
 
 /// Logs to stderr (stdout may carry MCP messages) at `filter` (`info`, `my_crate=debug`, …), as
