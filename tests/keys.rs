@@ -148,3 +148,19 @@ fn bad_key_settings_are_located_errors() {
     let err = compile(Some(&natural("[account]", "fortnight"))).unwrap_err();
     assert!(err.contains("window `fortnight` is not a window"), "{err}");
 }
+
+/// One rule for idempotentHint (T3, R3): every keyed tool of every example says true (a repeat
+/// with the same key replays), and the example's upload_file, keyed but undeclared, is among them.
+#[test]
+fn every_keyed_tool_is_idempotent() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut keyed = Vec::new();
+    for spec in mcp_gen::cli::repo_specs(&root).unwrap() {
+        let out = mcp_gen::generate(&spec.input, &spec.settings).unwrap();
+        for t in out.catalog.tools.iter().filter(|t| t.key.is_some()) {
+            assert!(t.annotations.idempotent, "{}: {} is keyed but not idempotentHint", spec.name, t.name);
+            keyed.push(format!("{}/{}", spec.name, t.name));
+        }
+    }
+    assert!(keyed.contains(&"petstore/upload_file".to_owned()), "{keyed:?}");
+}

@@ -387,6 +387,11 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
         }
     }
     tools.extend(merges.into_values().filter_map(|routes| merge::combine(routes, report)));
+    // One rule for idempotentHint (T3, R3): a tool with an idempotency key answers a repeat of
+    // the same arguments, key included, from its record, so repeating it has no further effect.
+    for t in tools.iter_mut().filter(|t| t.key.is_some()) {
+        t.annotations.idempotent = true;
+    }
     decide_native(&mut tools, settings, report);
     ids::link_ids(&mut tools, &api.defs);
     tools.sort_by(|a, b| a.name.cmp(&b.name));
@@ -451,11 +456,41 @@ fn instructions_from_spec(text: &str) -> String {
     describe::shorten(&describe::first_sentences(&kept, 2), 400)
 }
 
-/// `Swagger Petstore - OpenAPI 3.0` → `petstore`: the title's words without API jargon and versions.
+/// `Swagger Petstore - OpenAPI 3.0` → `petstore`, `GitHub's official OpenAPI spec` → `github`:
+/// the title's words without API jargon, versions, possessives and filler.
 fn name_from_title(title: &str) -> String {
-    const NOISE: &[&str] =
-        &["api", "apis", "openapi", "swagger", "rest", "http", "service", "spec", "specification", "the"];
-    let lower = title.to_ascii_lowercase();
+    const NOISE: &[&str] = &[
+        "api",
+        "apis",
+        "openapi",
+        "swagger",
+        "rest",
+        "restful",
+        "http",
+        "service",
+        "services",
+        "spec",
+        "specification",
+        "definition",
+        "description",
+        "document",
+        "documentation",
+        "schema",
+        "official",
+        "unofficial",
+        "public",
+        "version",
+        "the",
+        "a",
+        "an",
+        "of",
+        "for",
+        "and",
+    ];
+    let lower = title.to_lowercase().replace(['\u{2019}', '`'], "'");
+    // A possessive is its noun (`github's` → `github`); other apostrophes join their word.
+    let lower = lower.replace("'s ", " ").replace('\'', "");
+    let lower = lower.strip_suffix("'s").unwrap_or(&lower);
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty() && !NOISE.contains(w) && !w.starts_with(|c: char| c.is_ascii_digit()))
@@ -1404,6 +1439,9 @@ mod tests {
         assert_eq!(name_from_title("Swagger Petstore - OpenAPI 3.0"), "petstore");
         assert_eq!(name_from_title("GitHub v3 REST API"), "github");
         assert_eq!(name_from_title("API"), "api");
+        assert_eq!(name_from_title("GitHub's official OpenAPI spec"), "github");
+        assert_eq!(name_from_title("Adyen’s Checkout API"), "adyen-checkout");
+        assert_eq!(name_from_title("The Twilio REST API for Voice"), "twilio-voice");
     }
 
     #[test]

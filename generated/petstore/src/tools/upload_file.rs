@@ -5,7 +5,7 @@
 use mcp_gen_runtime::decl::*;
 /// Upload image of the pet. Retry-safe: the same idempotency_key within 24 h returns the first result.
 ///
-/// Writes; additive, not idempotent. Input and output schemas: `tools.json`.
+/// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
     name: "upload_file",
     method: Method::Post,
