@@ -123,37 +123,7 @@ pub enum Command {
     },
     /// Compare the compiled contracts of two versions: every change classed breaking, semantic
     /// or additive (exit 3 on breaking, 4 on semantic, 0 otherwise).
-    Diff {
-        /// The old spec (or --old-catalog, or --git-base).
-        #[arg(long, value_name = "SPEC", required_unless_present_any = ["old_catalog", "git_base"])]
-        old: Option<PathBuf>,
-        #[arg(long, value_name = "FILE")]
-        old_overlay: Option<PathBuf>,
-        /// The old contract as a checked-in tools.json (tools are then matched by name only).
-        #[arg(long, value_name = "TOOLS_JSON", conflicts_with_all = ["old", "git_base"])]
-        old_catalog: Option<PathBuf>,
-        /// Read the old spec and overlay (the --new paths) from this git revision.
-        #[arg(long, value_name = "REF", conflicts_with = "old")]
-        git_base: Option<String>,
-        /// The new spec.
-        #[arg(long, value_name = "SPEC")]
-        new: PathBuf,
-        #[arg(long, value_name = "FILE")]
-        new_overlay: Option<PathBuf>,
-        /// Print `{"changes": [...]}`.
-        #[arg(long)]
-        json: bool,
-        /// Print a Markdown summary (for a pull request).
-        #[arg(long, conflicts_with = "json")]
-        markdown: bool,
-        /// Exit 0 on semantic changes; only breaking ones fail.
-        #[arg(long)]
-        allow_semantic: bool,
-        /// Exit 0 on breaking changes too when the API's major version (`info.version`) went up:
-        /// the change comes as a new version.
-        #[arg(long)]
-        allow_breaking_on_major: bool,
-    },
+    Diff(DiffArgs),
     /// Print the plan as JSON: every tool with its source operation and where each argument
     /// goes upstream, and every operation left out with the reason.
     Plan {
@@ -231,6 +201,40 @@ pub enum Command {
     },
 }
 
+/// `mcp-gen diff`'s inputs and output choices.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The old spec (or --old-catalog, or --git-base).
+    #[arg(long, value_name = "SPEC", required_unless_present_any = ["old_catalog", "git_base"])]
+    pub old: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    pub old_overlay: Option<PathBuf>,
+    /// The old contract as a checked-in tools.json (tools are then matched by name only).
+    #[arg(long, value_name = "TOOLS_JSON", conflicts_with_all = ["old", "git_base"])]
+    pub old_catalog: Option<PathBuf>,
+    /// Read the old spec and overlay (the --new paths) from this git revision.
+    #[arg(long, value_name = "REF", conflicts_with = "old")]
+    pub git_base: Option<String>,
+    /// The new spec.
+    #[arg(long, value_name = "SPEC")]
+    pub new: PathBuf,
+    #[arg(long, value_name = "FILE")]
+    pub new_overlay: Option<PathBuf>,
+    /// Print `{"changes": [...]}`.
+    #[arg(long)]
+    pub json: bool,
+    /// Print a Markdown summary (for a pull request).
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
+    /// Exit 0 on semantic changes; only breaking ones fail.
+    #[arg(long)]
+    pub allow_semantic: bool,
+    /// Exit 0 on breaking changes too when the API's major version (`info.version`) went up:
+    /// the change comes as a new version.
+    #[arg(long)]
+    pub allow_breaking_on_major: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum SchemaWhat {
     /// The overlay format v1 (also in `schemas/overlay-v1.schema.json`).
@@ -260,104 +264,10 @@ pub fn main() -> ExitCode {
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Build { spec, out, runtime_path, keep_version, kept_spec, kept_overlay, kept_git } => {
-            if let Some(name) = &keep_version {
-                let pinned = match (&kept_spec, &kept_git) {
-                    (Some(old), _) => crate::versions::pin(&out, name, old, kept_overlay.as_deref()),
-                    (None, Some(rev)) => pin_from_git(&out, name, rev, &spec),
-                    (None, None) => Err("--keep-version needs the earlier inputs: --kept-spec SPEC [--kept-overlay F] or --kept-git REF".to_owned()),
-                };
-                if let Err(e) = pinned {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(2);
-                }
-            }
-            let runtime = match runtime_path {
-                Some(p) => RuntimeDep::Path(relative_to(&absolute(&out), &absolute(&p))),
-                None => default_runtime(&out),
-            };
-            let settings = Settings {
-                name: spec.name.clone(),
-                runtime,
-                catalog_only: false,
-                native: spec.native,
-                module_only: false,
-            };
-            let input = match Input::files(&spec.spec, spec.overlay.clone()).keeping_versions_of(&out) {
-                Ok(i) => i,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let Some(output) = compile_input(&input, &settings) else { return ExitCode::from(2) };
-            match crate::write::write(&out, &output.files) {
-                Ok(s) => {
-                    eprintln!(
-                        "mcp-gen: {} tool(s) → {} ({} written, {} unchanged, {} removed)",
-                        output.catalog.tools.len(),
-                        out.display(),
-                        s.written.len(),
-                        s.unchanged,
-                        s.removed.len()
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!(
-                        "error[io]: cannot write {}: {e}\n  = help: check that the directory is writable",
-                        out.display()
-                    );
-                    ExitCode::from(2)
-                }
-            }
+            build_crate(spec, out, runtime_path, keep_version, kept_spec, kept_overlay, kept_git)
         }
         Command::Catalog { spec, toolset, variant, losses, openai_functions } => {
-            let Some(variant) = Variant::parse(&variant) else {
-                eprintln!("error: no variant `{variant}` (variants: {})", Variant::names());
-                return ExitCode::from(2);
-            };
-            let variant = if openai_functions { Variant::OpenAiStrict } else { variant };
-            let settings = spec.catalog_settings();
-            let Some(mut output) = compile(&spec, &settings) else { return ExitCode::from(2) };
-            if let Some(name) = &toolset {
-                let Some(set) = output.catalog.toolsets.iter().find(|t| t.name == *name).cloned() else {
-                    let known: Vec<&str> = output.catalog.toolsets.iter().map(|t| t.name.as_str()).collect();
-                    eprintln!(
-                        "error: no toolset `{name}` (toolsets: {})",
-                        if known.is_empty() {
-                            "none; declare them under `toolsets` in the overlay".to_owned()
-                        } else {
-                            known.join(", ")
-                        }
-                    );
-                    return ExitCode::from(2);
-                };
-                output.catalog.tools.retain(|t| set.tools.contains(&t.name));
-            }
-            // The whole canonical catalog is already rendered; a toolset's part or a variant is
-            // rendered here.
-            let rendered = if variant != Variant::Mcp || losses || openai_functions {
-                let v = variant::catalog(&output.catalog, variant);
-                Some(if losses {
-                    crate::emit::pretty_json(&variant::losses_json(&v))
-                } else if openai_functions {
-                    crate::emit::pretty_json(&variant::openai_functions(&output.catalog, &v))
-                } else {
-                    crate::schema::tools_json::variant_tools_json(&output.catalog, &v)
-                })
-            } else {
-                toolset.as_ref().map(|_| crate::schema::tools_json::tools_json(&output.catalog))
-            };
-            let text = rendered.as_deref().unwrap_or_else(|| output.tools_json());
-            let mut stdout = std::io::stdout().lock();
-            let written = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
-            // The process ends here: freeing millions of JSON nodes one by one would only
-            // delay the exit (seconds on the largest documents).
-            std::mem::forget(output);
-            if written.is_err() {
-                return ExitCode::from(2);
-            }
-            ExitCode::SUCCESS
+            print_catalog(spec, toolset, variant, losses, openai_functions)
         }
         Command::Fidelity { spec, json } => {
             let settings = spec.catalog_settings();
@@ -393,148 +303,8 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             if result.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
-        Command::Lint { spec, json, deny_warnings, against } => {
-            let settings = spec.catalog_settings();
-            let input = Input::files(&spec.spec, spec.overlay.clone());
-            let report = match generate(&input, &settings) {
-                Ok(output) => {
-                    let mut report = output.diagnostics;
-                    if let Some(path) = &against {
-                        match std::fs::read_to_string(path) {
-                            Ok(text) => {
-                                let file = path.display().to_string();
-                                report.extend(
-                                    crate::lint::check_against(&output.catalog, &text)
-                                        .into_iter()
-                                        .map(|d| d.at(&file, "")),
-                                );
-                            }
-                            Err(e) => {
-                                eprintln!("mcp-gen lint: cannot read {}: {e}", path.display());
-                                return ExitCode::from(2);
-                            }
-                        }
-                    }
-                    report
-                }
-                Err(report) => report,
-            };
-            if json {
-                println!("{}", report.to_json());
-            } else if report.is_empty() {
-                eprintln!("mcp-gen lint: no findings");
-            } else {
-                eprintln!("{report}");
-            }
-            let warnings = report.diagnostics.iter().any(|d| d.severity == crate::Severity::Warning);
-            if report.has_errors() || (deny_warnings && warnings) { ExitCode::from(1) } else { ExitCode::SUCCESS }
-        }
-        Command::Diff {
-            old,
-            old_overlay,
-            old_catalog,
-            git_base,
-            new,
-            new_overlay,
-            json,
-            markdown,
-            allow_semantic,
-            allow_breaking_on_major,
-        } => {
-            let settings = Settings { catalog_only: true, ..Settings::default() };
-            let versions = std::cell::RefCell::new(Vec::new());
-            let contracts = |spec: &Path, overlay: Option<PathBuf>, which: &str| {
-                let input = Input::files(spec, overlay);
-                match generate(&input, &settings) {
-                    Ok(output) => {
-                        versions.borrow_mut().push(output.catalog.source.api_version.clone());
-                        Some(crate::diff::contracts(&output.catalog))
-                    }
-                    Err(report) => {
-                        eprintln!("mcp-gen diff: the {which} version does not compile:");
-                        print_report(&report);
-                        None
-                    }
-                }
-            };
-            let Some(after) = contracts(&new, new_overlay.clone(), "new") else { return ExitCode::from(2) };
-            let before = if let Some(path) = &old_catalog {
-                match std::fs::read_to_string(path)
-                    .map_err(|e| e.to_string())
-                    .and_then(|t| crate::diff::from_catalog_json(&t))
-                {
-                    Ok(c) => c,
-                    Err(e) => {
-                        eprintln!("mcp-gen diff: {}: {e}", path.display());
-                        return ExitCode::from(2);
-                    }
-                }
-            } else if let Some(rev) = &git_base {
-                let dir = match tempfile::tempdir() {
-                    Ok(d) => d,
-                    Err(e) => {
-                        eprintln!("mcp-gen diff: cannot make a temporary directory: {e}");
-                        return ExitCode::from(2);
-                    }
-                };
-                let spec = match git_show(rev, &new, dir.path()) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        eprintln!("mcp-gen diff: {e}");
-                        return ExitCode::from(2);
-                    }
-                };
-                let overlay = match &new_overlay {
-                    Some(o) => match git_show(rev, o, dir.path()) {
-                        Ok(p) => Some(p),
-                        Err(e) => {
-                            eprintln!("mcp-gen diff: {e}");
-                            return ExitCode::from(2);
-                        }
-                    },
-                    None => None,
-                };
-                let Some(c) = contracts(&spec, overlay, "old") else { return ExitCode::from(2) };
-                c
-            } else if let Some(old) = &old {
-                let Some(c) = contracts(old, old_overlay.clone(), "old") else { return ExitCode::from(2) };
-                c
-            } else {
-                eprintln!("mcp-gen diff: give --old SPEC, --old-catalog TOOLS_JSON or --git-base REF");
-                return ExitCode::from(2);
-            };
-            let changes = crate::diff::diff(&before, &after);
-            if json {
-                println!("{}", serde_json::json!({"changes": changes}));
-            } else if markdown {
-                print!("{}", crate::diff::markdown(&changes));
-            } else if changes.is_empty() {
-                eprintln!("mcp-gen diff: no contract changes");
-            } else {
-                for c in &changes {
-                    let class = format!("{:?}", c.class).to_lowercase();
-                    println!("{class:9} {:30} {:50} {} -> {} ({})", c.tool, c.pointer, c.before, c.after, c.rule);
-                }
-            }
-            // `versions` holds the new version first, then the old one when it was compiled.
-            let major =
-                |v: &str| v.trim_start_matches(['v', 'V']).split('.').next().and_then(|m| m.parse::<u64>().ok());
-            let versions = versions.into_inner();
-            let new_major = versions.first().and_then(|v| major(v));
-            let old_major = versions.get(1).and_then(|v| major(v));
-            match crate::diff::exit_code(&changes) {
-                4 if allow_semantic => ExitCode::SUCCESS,
-                3 if allow_breaking_on_major && matches!((old_major, new_major), (Some(a), Some(b)) if b > a) => {
-                    eprintln!(
-                        "mcp-gen diff: breaking changes, with a new major version ({} → {}): allowed",
-                        versions.get(1).map_or("?", String::as_str),
-                        versions.first().map_or("?", String::as_str)
-                    );
-                    ExitCode::SUCCESS
-                }
-                code => ExitCode::from(code),
-            }
-        }
+        Command::Lint { spec, json, deny_warnings, against } => lint_spec(spec, json, deny_warnings, against),
+        Command::Diff(args) => diff_versions(args),
         Command::Plan { spec, names } => {
             let settings = spec.catalog_settings();
             let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
@@ -550,52 +320,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 Err(_) => ExitCode::from(2),
             }
         }
-        Command::Tokens { spec, budget, max_per_tool, json } => {
-            let settings = spec.catalog_settings();
-            let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
-            let tokens = crate::tokens::price(&output.catalog);
-            if json {
-                println!("{}", tokens.to_json());
-            } else {
-                let mut rows: Vec<&crate::tokens::ToolTokens> = tokens.tools.iter().collect();
-                rows.sort_by(|a, b| b.visible.cmp(&a.visible).then_with(|| a.name.cmp(&b.name)));
-                println!("{:>8} {:>8}  tool", "visible", "output");
-                for t in rows {
-                    println!("{:>8} {:>8}  {}", t.visible, t.output, t.name);
-                }
-                println!(
-                    "{} tool(s): {} visible tokens ({} per tool), {} in output schemas (o200k_base)",
-                    tokens.tools.len(),
-                    tokens.visible(),
-                    tokens.per_tool(),
-                    tokens.output()
-                );
-            }
-            let mut over = false;
-            if let Some(b) = budget
-                && tokens.visible() > b
-            {
-                eprintln!("error[token-budget]: the catalog costs {} tokens, over the budget of {b}", tokens.visible());
-                over = true;
-            }
-            if let Some(m) = max_per_tool {
-                for t in tokens.tools.iter().filter(|t| t.visible > m) {
-                    eprintln!(
-                        "error[token-budget]: `{}` costs {} tokens, over the limit of {m} per tool",
-                        t.name, t.visible
-                    );
-                    over = true;
-                }
-            }
-            if over {
-                eprintln!(
-                    "  = help: shorten descriptions in the overlay, exclude operations, or split the API into toolsets"
-                );
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
+        Command::Tokens { spec, budget, max_per_tool, json } => print_tokens(spec, budget, max_per_tool, json),
         Command::Schema { what: SchemaWhat::Overlay { markdown } } => {
             if markdown {
                 print!("{}", crate::overlay_reference::markdown());
@@ -637,6 +362,304 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check { root, files, .. } => check_repo(root, files),
         Command::Bless { root } => bless(root),
     }
+}
+
+/// `mcp-gen diff`: the contract change between two versions, classed, as text, JSON or Markdown.
+fn diff_versions(args: DiffArgs) -> ExitCode {
+    let DiffArgs {
+        old,
+        old_overlay,
+        old_catalog,
+        git_base,
+        new,
+        new_overlay,
+        json,
+        markdown,
+        allow_semantic,
+        allow_breaking_on_major,
+    } = args;
+    let settings = Settings { catalog_only: true, ..Settings::default() };
+    let versions = std::cell::RefCell::new(Vec::new());
+    let contracts = |spec: &Path, overlay: Option<PathBuf>, which: &str| {
+        let input = Input::files(spec, overlay);
+        match generate(&input, &settings) {
+            Ok(output) => {
+                versions.borrow_mut().push(output.catalog.source.api_version.clone());
+                Some(crate::diff::contracts(&output.catalog))
+            }
+            Err(report) => {
+                eprintln!("mcp-gen diff: the {which} version does not compile:");
+                print_report(&report);
+                None
+            }
+        }
+    };
+    let Some(after) = contracts(&new, new_overlay.clone(), "new") else { return ExitCode::from(2) };
+    let before = if let Some(path) = &old_catalog {
+        match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| crate::diff::from_catalog_json(&t))
+        {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("mcp-gen diff: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    } else if let Some(rev) = &git_base {
+        let dir = match tempfile::tempdir() {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("mcp-gen diff: cannot make a temporary directory: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let spec = match git_show(rev, &new, dir.path()) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("mcp-gen diff: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let overlay = match &new_overlay {
+            Some(o) => match git_show(rev, o, dir.path()) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    eprintln!("mcp-gen diff: {e}");
+                    return ExitCode::from(2);
+                }
+            },
+            None => None,
+        };
+        let Some(c) = contracts(&spec, overlay, "old") else { return ExitCode::from(2) };
+        c
+    } else if let Some(old) = &old {
+        let Some(c) = contracts(old, old_overlay.clone(), "old") else { return ExitCode::from(2) };
+        c
+    } else {
+        eprintln!("mcp-gen diff: give --old SPEC, --old-catalog TOOLS_JSON or --git-base REF");
+        return ExitCode::from(2);
+    };
+    let changes = crate::diff::diff(&before, &after);
+    if json {
+        println!("{}", serde_json::json!({"changes": changes}));
+    } else if markdown {
+        print!("{}", crate::diff::markdown(&changes));
+    } else if changes.is_empty() {
+        eprintln!("mcp-gen diff: no contract changes");
+    } else {
+        for c in &changes {
+            let class = format!("{:?}", c.class).to_lowercase();
+            println!("{class:9} {:30} {:50} {} -> {} ({})", c.tool, c.pointer, c.before, c.after, c.rule);
+        }
+    }
+    // `versions` holds the new version first, then the old one when it was compiled.
+    let major = |v: &str| v.trim_start_matches(['v', 'V']).split('.').next().and_then(|m| m.parse::<u64>().ok());
+    let versions = versions.into_inner();
+    let new_major = versions.first().and_then(|v| major(v));
+    let old_major = versions.get(1).and_then(|v| major(v));
+    match crate::diff::exit_code(&changes) {
+        4 if allow_semantic => ExitCode::SUCCESS,
+        3 if allow_breaking_on_major && matches!((old_major, new_major), (Some(a), Some(b)) if b > a) => {
+            eprintln!(
+                "mcp-gen diff: breaking changes, with a new major version ({} → {}): allowed",
+                versions.get(1).map_or("?", String::as_str),
+                versions.first().map_or("?", String::as_str)
+            );
+            ExitCode::SUCCESS
+        }
+        code => ExitCode::from(code),
+    }
+}
+
+/// `mcp-gen build`: pins a kept version if asked, then writes the crate.
+fn build_crate(
+    spec: SpecArgs,
+    out: PathBuf,
+    runtime_path: Option<PathBuf>,
+    keep_version: Option<String>,
+    kept_spec: Option<PathBuf>,
+    kept_overlay: Option<PathBuf>,
+    kept_git: Option<String>,
+) -> ExitCode {
+    if let Some(name) = &keep_version {
+        let pinned = match (&kept_spec, &kept_git) {
+            (Some(old), _) => crate::versions::pin(&out, name, old, kept_overlay.as_deref()),
+            (None, Some(rev)) => pin_from_git(&out, name, rev, &spec),
+            (None, None) => {
+                Err("--keep-version needs the earlier inputs: --kept-spec SPEC [--kept-overlay F] or --kept-git REF"
+                    .to_owned())
+            }
+        };
+        if let Err(e) = pinned {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let runtime = match runtime_path {
+        Some(p) => RuntimeDep::Path(relative_to(&absolute(&out), &absolute(&p))),
+        None => default_runtime(&out),
+    };
+    let settings =
+        Settings { name: spec.name.clone(), runtime, catalog_only: false, native: spec.native, module_only: false };
+    let input = match Input::files(&spec.spec, spec.overlay.clone()).keeping_versions_of(&out) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(output) = compile_input(&input, &settings) else { return ExitCode::from(2) };
+    match crate::write::write(&out, &output.files) {
+        Ok(s) => {
+            eprintln!(
+                "mcp-gen: {} tool(s) → {} ({} written, {} unchanged, {} removed)",
+                output.catalog.tools.len(),
+                out.display(),
+                s.written.len(),
+                s.unchanged,
+                s.removed.len()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error[io]: cannot write {}: {e}\n  = help: check that the directory is writable", out.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `mcp-gen catalog`: the tools/list payload, a toolset's, a variant's, its losses or its OpenAI functions.
+fn print_catalog(
+    spec: SpecArgs,
+    toolset: Option<String>,
+    variant: String,
+    losses: bool,
+    openai_functions: bool,
+) -> ExitCode {
+    let Some(variant) = Variant::parse(&variant) else {
+        eprintln!("error: no variant `{variant}` (variants: {})", Variant::names());
+        return ExitCode::from(2);
+    };
+    let variant = if openai_functions { Variant::OpenAiStrict } else { variant };
+    let settings = spec.catalog_settings();
+    let Some(mut output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+    if let Some(name) = &toolset {
+        let Some(set) = output.catalog.toolsets.iter().find(|t| t.name == *name).cloned() else {
+            let known: Vec<&str> = output.catalog.toolsets.iter().map(|t| t.name.as_str()).collect();
+            eprintln!(
+                "error: no toolset `{name}` (toolsets: {})",
+                if known.is_empty() {
+                    "none; declare them under `toolsets` in the overlay".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            );
+            return ExitCode::from(2);
+        };
+        output.catalog.tools.retain(|t| set.tools.contains(&t.name));
+    }
+    // The whole canonical catalog is already rendered; a toolset's part or a variant is
+    // rendered here.
+    let rendered = if variant != Variant::Mcp || losses || openai_functions {
+        let v = variant::catalog(&output.catalog, variant);
+        Some(if losses {
+            crate::emit::pretty_json(&variant::losses_json(&v))
+        } else if openai_functions {
+            crate::emit::pretty_json(&variant::openai_functions(&output.catalog, &v))
+        } else {
+            crate::schema::tools_json::variant_tools_json(&output.catalog, &v)
+        })
+    } else {
+        toolset.as_ref().map(|_| crate::schema::tools_json::tools_json(&output.catalog))
+    };
+    let text = rendered.as_deref().unwrap_or_else(|| output.tools_json());
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    // The process ends here: freeing millions of JSON nodes one by one would only
+    // delay the exit (seconds on the largest documents).
+    std::mem::forget(output);
+    if written.is_err() {
+        return ExitCode::from(2);
+    }
+    ExitCode::SUCCESS
+}
+
+/// `mcp-gen tokens`: what each tool costs a model, held to the budgets given.
+fn print_tokens(spec: SpecArgs, budget: Option<usize>, max_per_tool: Option<usize>, json: bool) -> ExitCode {
+    let settings = spec.catalog_settings();
+    let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+    let tokens = crate::tokens::price(&output.catalog);
+    if json {
+        println!("{}", tokens.to_json());
+    } else {
+        let mut rows: Vec<&crate::tokens::ToolTokens> = tokens.tools.iter().collect();
+        rows.sort_by(|a, b| b.visible.cmp(&a.visible).then_with(|| a.name.cmp(&b.name)));
+        println!("{:>8} {:>8}  tool", "visible", "output");
+        for t in rows {
+            println!("{:>8} {:>8}  {}", t.visible, t.output, t.name);
+        }
+        println!(
+            "{} tool(s): {} visible tokens ({} per tool), {} in output schemas (o200k_base)",
+            tokens.tools.len(),
+            tokens.visible(),
+            tokens.per_tool(),
+            tokens.output()
+        );
+    }
+    let mut over = false;
+    if let Some(b) = budget
+        && tokens.visible() > b
+    {
+        eprintln!("error[token-budget]: the catalog costs {} tokens, over the budget of {b}", tokens.visible());
+        over = true;
+    }
+    if let Some(m) = max_per_tool {
+        for t in tokens.tools.iter().filter(|t| t.visible > m) {
+            eprintln!("error[token-budget]: `{}` costs {} tokens, over the limit of {m} per tool", t.name, t.visible);
+            over = true;
+        }
+    }
+    if over {
+        eprintln!("  = help: shorten descriptions in the overlay, exclude operations, or split the API into toolsets");
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `mcp-gen lint`: every diagnostic, as text or JSON.
+fn lint_spec(spec: SpecArgs, json: bool, deny_warnings: bool, against: Option<PathBuf>) -> ExitCode {
+    let settings = spec.catalog_settings();
+    let input = Input::files(&spec.spec, spec.overlay.clone());
+    let report = match generate(&input, &settings) {
+        Ok(output) => {
+            let mut report = output.diagnostics;
+            if let Some(path) = &against {
+                match std::fs::read_to_string(path) {
+                    Ok(text) => {
+                        let file = path.display().to_string();
+                        report.extend(
+                            crate::lint::check_against(&output.catalog, &text).into_iter().map(|d| d.at(&file, "")),
+                        );
+                    }
+                    Err(e) => {
+                        eprintln!("mcp-gen lint: cannot read {}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            report
+        }
+        Err(report) => report,
+    };
+    if json {
+        println!("{}", report.to_json());
+    } else if report.is_empty() {
+        eprintln!("mcp-gen lint: no findings");
+    } else {
+        eprintln!("{report}");
+    }
+    let warnings = report.diagnostics.iter().any(|d| d.severity == crate::Severity::Warning);
+    if report.has_errors() || (deny_warnings && warnings) { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
 /// `path` as it was at git revision `rev`, written into `dir` under its own file name.

@@ -359,17 +359,17 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
             chosen.push((i, op));
         }
     }
-    let specs = specs(api, intents, &chosen);
-    let names = assign_names(api, &specs, report);
-    let mut tools: Vec<Tool> = Vec::with_capacity(specs.len());
+    let drafts = drafts(api, intents, &chosen);
+    let names = assign_names(api, &drafts, report);
+    let mut tools: Vec<Tool> = Vec::with_capacity(drafts.len());
     // A merged tool's routes are planned one by one, each keyed as a tool of its own, then
     // combined (overlay `merge`).
     let mut merges: BTreeMap<String, Vec<merge::Route>> = BTreeMap::new();
-    for (spec, Assigned { name, said, rule }) in specs.iter().zip(names) {
-        match spec.merged() {
+    for (draft, Assigned { name, said, rule }) in drafts.iter().zip(names) {
+        match draft.merged() {
             Some(intent) => {
                 let mut own = Report::new();
-                let mut t = tool(api, spec, name, &said, intents, &mut own);
+                let mut t = tool(api, draft, name, &said, intents, &mut own);
                 t.name_rule = rule;
                 retry::plan(&mut t, &intents.keys, &mut own);
                 merges.entry(t.name.clone()).or_default().push(merge::Route {
@@ -379,7 +379,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
                 });
             }
             None => {
-                let mut t = tool(api, spec, name, &said, intents, report);
+                let mut t = tool(api, draft, name, &said, intents, report);
                 t.name_rule = rule;
                 retry::plan(&mut t, &intents.keys, report);
                 tools.push(t);
@@ -500,9 +500,9 @@ fn name_from_title(title: &str) -> String {
     if words.is_empty() { "api".to_owned() } else { words.join("-") }
 }
 
-/// One tool to make: an operation, the team's declaration for it if any, and the behaviour it
-/// was split into if it is one of several.
-struct Spec<'a> {
+/// One tool to make (a draft; "spec" names the API description only): an operation, the team's
+/// declaration for it if any, and the behaviour it was split into if it is one of several.
+struct Draft<'a> {
     op: &'a Operation,
     intent: Option<&'a crate::overlay::ToolIntent>,
     /// The operation's behaviours, when it is a mega-endpoint.
@@ -511,13 +511,13 @@ struct Spec<'a> {
     variant: Option<usize>,
 }
 
-impl Spec<'_> {
+impl Draft<'_> {
     /// The name before collisions: declared, the behaviour's, or derived from the operation.
     fn base_name(&self) -> String {
         self.base_named().name
     }
 
-    /// [`Spec::base_name`], with what gave it (a naming rule, `overlay` or `split`).
+    /// [`Draft::base_name`], with what gave it (a naming rule, `overlay` or `split`).
     fn base_named(&self) -> naming::Named {
         if let Some(name) = self.intent.and_then(|i| i.name.clone()) {
             return naming::Named { name, rule: "overlay" };
@@ -666,22 +666,22 @@ struct Assigned {
 
 /// Declared tools as declared; an undeclared mega-endpoint split into one tool per behaviour
 /// (T2); everything else one tool per operation.
-fn specs<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation)]) -> Vec<Spec<'a>> {
+fn drafts<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation)]) -> Vec<Draft<'a>> {
     let mut out = Vec::new();
     for (index, op) in chosen {
         let found = split::detect(op, &api.defs);
         match (intents.tools.get(index), found) {
             (Some(declared), found) => {
                 for intent in declared {
-                    out.push(Spec { op, intent: Some(intent), split: found.clone(), variant: None });
+                    out.push(Draft { op, intent: Some(intent), split: found.clone(), variant: None });
                 }
             }
             (None, Some(s)) => {
                 for v in 0..s.variants.len() {
-                    out.push(Spec { op, intent: None, split: Some(s.clone()), variant: Some(v) });
+                    out.push(Draft { op, intent: None, split: Some(s.clone()), variant: Some(v) });
                 }
             }
-            (None, None) => out.push(Spec { op, intent: None, split: None, variant: None }),
+            (None, None) => out.push(Draft { op, intent: None, split: None, variant: None }),
         }
     }
     out
@@ -689,26 +689,26 @@ fn specs<'a>(api: &'a Api, intents: &'a Intents, chosen: &[(usize, &'a Operation
 
 /// Declared names first, then derived names. Where two operations meet on a derived name, one
 /// may keep it (the one whose name says most of its route, see `naming::Names`) and the others
-/// move on to their next candidate (see `Spec::candidates`), until none meet or none has another;
+/// move on to their next candidate (see `Draft::candidates`), until none meet or none has another;
 /// the rest get `_2`, `_3`… in (path, method) order. Which names meet does not
 /// depend on the order of the document, so neither do the names. Each name comes with the name
 /// in full that it says (see [`Candidate`]).
-fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Assigned> {
-    let mut taken: BTreeSet<String> = specs.iter().filter(|s| s.declared_name()).map(Spec::base_name).collect();
+fn assign_names(api: &Api, drafts: &[Draft<'_>], report: &mut Report) -> Vec<Assigned> {
+    let mut taken: BTreeSet<String> = drafts.iter().filter(|s| s.declared_name()).map(Draft::base_name).collect();
     let scope = naming::api_namespace(&api.operations);
     let singletons = naming::Singletons::of(&api.operations);
-    let candidates: Vec<Vec<Candidate>> = specs.iter().map(|s| s.candidates(scope.as_deref(), &singletons)).collect();
+    let candidates: Vec<Vec<Candidate>> = drafts.iter().map(|s| s.candidates(scope.as_deref(), &singletons)).collect();
     // What moving on to its next name costs a tool: how much more of its route it leaves
     // unsaid (`None`: it has no next name).
     let cost = |k: usize, level: usize| match (candidates[k].get(level), candidates[k].get(level + 1)) {
         (Some(now), Some(next)) => Some(next.rank.saturating_sub(now.rank)),
         _ => None,
     };
-    let mut level = vec![0usize; specs.len()];
+    let mut level = vec![0usize; drafts.len()];
     loop {
         let mut meeting: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (k, spec) in specs.iter().enumerate() {
-            if !spec.declared_name() {
+        for (k, draft) in drafts.iter().enumerate() {
+            if !draft.declared_name() {
                 meeting.entry(candidates[k][level[k]].name.as_str()).or_default().push(k);
             }
         }
@@ -738,12 +738,12 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Assig
             break;
         }
     }
-    let mut out = Vec::with_capacity(specs.len());
+    let mut out = Vec::with_capacity(drafts.len());
     let mut regrouped: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (k, spec) in specs.iter().enumerate() {
+    for (k, draft) in drafts.iter().enumerate() {
         let Candidate { name, said, rule, .. } = &candidates[k][level[k]];
         // A declared name is the team's: never renumbered.
-        if !spec.declared_name() {
+        if !draft.declared_name() {
             regrouped.entry(name.clone()).or_default().push(k);
         }
         out.push(Assigned { name: name.clone(), said: said.clone(), rule: rule.clone() });
@@ -751,7 +751,7 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Assig
     // Every name served, so that a name said in context meets none.
     let mut served: BTreeSet<String> = out.iter().map(|a| a.name.clone()).collect();
     let renamed = |k: usize, name: &str, unique: &str, report: &mut Report| {
-        let op = specs[k].op;
+        let op = drafts[k].op;
         report.push(
             Diagnostic::note(codes::NAME_COLLISION, format!("{} is named `{unique}`: `{name}` is taken", op.label()))
                 .at(&api.file, &op.pointer)
@@ -762,7 +762,7 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Assig
         let mut numbered = ks.clone();
         if ks.len() > 1 || taken.contains(&name) {
             // `served` holds every name `taken` does.
-            for (k, unique) in in_context(specs, &name, &ks, |n| served.contains(n)) {
+            for (k, unique) in in_context(drafts, &name, &ks, |n| served.contains(n)) {
                 numbered.retain(|&n| n != k);
                 renamed(k, &name, &unique, report);
                 taken.insert(unique.clone());
@@ -771,7 +771,7 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Assig
                 out[k] = Assigned { name: unique.clone(), said: unique, rule };
             }
         }
-        // Indices went in ascending, and `specs` is in (path, method) order.
+        // Indices went in ascending, and `drafts` is in (path, method) order.
         for (n, k) in numbered.into_iter().enumerate() {
             if n == 0 && !taken.contains(&name) {
                 taken.insert(name.clone());
@@ -800,14 +800,14 @@ fn assign_names(api: &Api, specs: &[Spec<'_>], report: &mut Report) -> Vec<Assig
 /// other segments (`list_search_events` beside `list_events`), as few as tell it apart from the
 /// others and from every name `used`. A route that says no more keeps the name, and what no
 /// more of its route tells apart is left out, to be numbered.
-fn in_context(specs: &[Spec<'_>], name: &str, ks: &[usize], used: impl Fn(&str) -> bool) -> Vec<(usize, String)> {
+fn in_context(drafts: &[Draft<'_>], name: &str, ks: &[usize], used: impl Fn(&str) -> bool) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     // A route with no more to say drops out at the first level it cannot reach.
     let mut pending = ks.to_vec();
     let mut level = 1;
     while !pending.is_empty() {
         let tries: Vec<(usize, Option<String>)> =
-            pending.iter().map(|&k| (k, naming::in_context(specs[k].op, name, level))).collect();
+            pending.iter().map(|&k| (k, naming::in_context(drafts[k].op, name, level))).collect();
         let mut meets: BTreeMap<&str, usize> = BTreeMap::new();
         for said in tries.iter().filter_map(|(_, t)| t.as_deref()) {
             *meets.entry(said).or_default() += 1;
@@ -831,12 +831,12 @@ fn in_context(specs: &[Spec<'_>], name: &str, ks: &[usize], used: impl Fn(&str) 
     out
 }
 
-/// The tool `spec` plans, served as `name`; `said` is that name in full, for prose.
-fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents, report: &mut Report) -> Tool {
-    let overlay = spec.intent.map(|i| &i.overlay);
+/// The tool `draft` plans, served as `name`; `said` is that name in full, for prose.
+fn tool(api: &Api, draft: &Draft<'_>, name: String, said: &str, intents: &Intents, report: &mut Report) -> Tool {
+    let overlay = draft.intent.map(|i| &i.overlay);
     // The behaviour this tool is: an undeclared split's variant, or the one a declared tool
     // fixes (`fixed: {action: approve}`), whose `oneOf` branch then gives its fields.
-    let behaviour = match (&spec.split, spec.variant, overlay) {
+    let behaviour = match (&draft.split, draft.variant, overlay) {
         (Some(s), Some(v), _) => Some((s, &s.variants[v])),
         (Some(s), None, Some(o)) => {
             let key = s.selector.key();
@@ -848,71 +848,27 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         }
         _ => None,
     };
-    let mut op = std::borrow::Cow::Borrowed(spec.op);
+    let mut op = std::borrow::Cow::Borrowed(draft.op);
     if let Some((_, v)) = behaviour
         && let Some(branch) = &v.body
-        && let Some(body) = &spec.op.body
+        && let Some(body) = &draft.op.body
     {
-        let mut owned = spec.op.clone();
+        let mut owned = draft.op.clone();
         owned.body = Some(crate::resolve::RequestBody { schema: branch.clone(), ..body.clone() });
         op = std::borrow::Cow::Owned(owned);
     }
     let op: &Operation = &op;
-    let fallback = format!("{} ({}).", describe::humanize(said), op.label());
-    // The overlay is the team's own text; the spec's is untrusted (D3).
-    let description = match overlay.and_then(|o| o.description.as_deref()) {
-        Some(d) => describe::shorten(&describe::clean(d), 1024),
-        None => {
-            let written = match behaviour.and_then(|(_, v)| v.description.as_deref()) {
-                Some(d) => describe::sentence(&describe::clean(d)),
-                None if behaviour.is_some() => format!("{}.", describe::humanize(said)),
-                None => describe::description(op, &naming::first_word(said), &fallback),
-            };
-            let (kept, _) = describe::untrusted(&written);
-            // Reported from the whole spec text, also what is not emitted: the team should know
-            // its spec addresses models.
-            let (_, dropped) = describe::untrusted(&describe::full_text(op));
-            if !dropped.is_empty() {
-                report.push(
-                    Diagnostic::warning(
-                        codes::INJECTION,
-                        format!(
-                            "{}: {} sentence(s) of the description address the model and are left out: \"{}\"",
-                            op.label(),
-                            dropped.len(),
-                            describe::shorten(&dropped.join(" "), 160)
-                        ),
-                    )
-                    .at(&api.file, &op.pointer)
-                    .with_help(
-                        "describe what the operation does; set the tool's description in the overlay to override",
-                    ),
-                );
-            }
-            if kept.is_empty() { fallback.clone() } else { kept }
-        }
-    };
+    let description = description(api, op, overlay, behaviour, said, report);
     let title = match (overlay.and_then(|o| o.title.clone()), behaviour) {
         (Some(t), _) => t,
         // A split's behaviour, or a merge of several operations: one summary speaks for one
         // operation only, so the tool's name gives the title.
         (None, Some(_)) => describe::humanize(said),
-        (None, None) if spec.merged().is_some() => describe::humanize(said),
+        (None, None) if draft.merged().is_some() => describe::humanize(said),
         (None, None) => describe::title(op, said),
     };
     let Arguments { mut args, hidden, body, mut rest } = arguments(api, op, report);
-    // Spec text, briefly (T6); the overlay's own descriptions and id hints come after.
-    for arg in &mut args {
-        brief::drop_label(&mut arg.schema, brief::OUTPUT_ONLY);
-        brief::brief(&mut arg.schema, brief::Side::Input);
-        if arg.required {
-            brief::drop_label(&mut arg.schema, "Required.");
-        }
-        brief::drop_restating(&mut arg.schema, &arg.name, &name);
-    }
-    if let Some(r) = &mut rest {
-        brief::brief(r, brief::Side::Input);
-    }
+    brief_arguments(&mut args, rest.as_mut(), &name);
     let mut tool = Tool {
         title,
         description,
@@ -941,7 +897,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         approval_rule: None,
         pagination: None,
         key: None,
-        declared: spec.intent.map(|i| (i.file.clone(), i.pointer.clone())),
+        declared: draft.intent.map(|i| (i.file.clone(), i.pointer.clone())),
         allow: overlay.map(|o| o.allow.clone()).filter(|a| !a.is_empty()),
         routes: Vec::new(),
         run: overlay.and_then(|o| o.run).or(intents.run),
@@ -959,7 +915,7 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
         name,
     };
     // An undeclared split fixes its selector; a declared one says so in `fixed`.
-    if let (Some((s, v)), None) = (behaviour, spec.intent)
+    if let (Some((s, v)), None) = (behaviour, draft.intent)
         && let Err(e) = intent::fix(&mut tool, &s.selector.key(), v.value.clone(), &api.defs)
     {
         report.push(
@@ -968,12 +924,12 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
                 .with_help("split it in the overlay (tools with `fixed` values)"),
         );
     }
-    if let Some(i) = spec.intent {
+    if let Some(i) = draft.intent {
         intent::apply(&mut tool, i, &api.defs, report);
         deprecation::apply(&mut tool, &i.overlay, &i.file, &i.pointer, report);
     }
     // A merged tool's arguments each go to the operation the call chooses: kept as they are.
-    if spec.merged().is_none() {
+    if draft.merged().is_none() {
         intent::fix_only_values(&mut tool, &api.defs);
     }
     tool.annotations = intent::annotations(&tool, &naming::base_name(op), tool.effects.as_ref());
@@ -982,13 +938,13 @@ fn tool(api: &Api, spec: &Spec<'_>, name: String, said: &str, intents: &Intents,
     }
     // Declared pagination, else what the result shows (H1); a declaration naming no argument
     // of the tool was reported with the overlay.
-    match spec.intent.and_then(|i| i.overlay.paginate.as_ref()) {
+    match draft.intent.and_then(|i| i.overlay.paginate.as_ref()) {
         Some(p) if tool.args.iter().any(|a| a.name == p.cursor) => {
             pages::plan(&mut tool, op, p, intents.handle_ttl_secs, &api.defs, report);
         }
         Some(_) => {}
         // A merged tool's operations would each page their own way: only declared there.
-        None if intents.no_detected_pagination || spec.merged().is_some() => {}
+        None if intents.no_detected_pagination || draft.merged().is_some() => {}
         None => {
             if let Some(p) = pages::detect(&tool, op, &api.defs) {
                 pages::plan(&mut tool, op, &p, intents.handle_ttl_secs, &api.defs, report);
@@ -1049,6 +1005,68 @@ fn output(op: &Operation) -> Option<Value> {
             },
         })
     })
+}
+
+/// What the model reads of a tool: the overlay's description, else the behaviour's or the
+/// operation's, cleaned, without sentences that address the model (D3, reported).
+fn description(
+    api: &Api,
+    op: &Operation,
+    overlay: Option<&crate::overlay::ToolOverlay>,
+    behaviour: Option<(&split::Split, &split::Variant)>,
+    said: &str,
+    report: &mut Report,
+) -> String {
+    let fallback = format!("{} ({}).", describe::humanize(said), op.label());
+    // The overlay is the team's own text; the spec's is untrusted (D3).
+    match overlay.and_then(|o| o.description.as_deref()) {
+        Some(d) => describe::shorten(&describe::clean(d), 1024),
+        None => {
+            let written = match behaviour.and_then(|(_, v)| v.description.as_deref()) {
+                Some(d) => describe::sentence(&describe::clean(d)),
+                None if behaviour.is_some() => format!("{}.", describe::humanize(said)),
+                None => describe::description(op, &naming::first_word(said), &fallback),
+            };
+            let (kept, _) = describe::untrusted(&written);
+            // Reported from the whole spec text, also what is not emitted: the team should know
+            // its spec addresses models.
+            let (_, dropped) = describe::untrusted(&describe::full_text(op));
+            if !dropped.is_empty() {
+                report.push(
+                    Diagnostic::warning(
+                        codes::INJECTION,
+                        format!(
+                            "{}: {} sentence(s) of the description address the model and are left out: \"{}\"",
+                            op.label(),
+                            dropped.len(),
+                            describe::shorten(&dropped.join(" "), 160)
+                        ),
+                    )
+                    .at(&api.file, &op.pointer)
+                    .with_help(
+                        "describe what the operation does; set the tool's description in the overlay to override",
+                    ),
+                );
+            }
+            if kept.is_empty() { fallback.clone() } else { kept }
+        }
+    }
+}
+
+/// The spec's argument text, briefly (T6); the overlay's own descriptions and id hints come
+/// after.
+fn brief_arguments(args: &mut [Arg], rest: Option<&mut Value>, tool: &str) {
+    for arg in args.iter_mut() {
+        brief::drop_label(&mut arg.schema, brief::OUTPUT_ONLY);
+        brief::brief(&mut arg.schema, brief::Side::Input);
+        if arg.required {
+            brief::drop_label(&mut arg.schema, "Required.");
+        }
+        brief::drop_restating(&mut arg.schema, &arg.name, tool);
+    }
+    if let Some(r) = rest {
+        brief::brief(r, brief::Side::Input);
+    }
 }
 
 /// A long-running operation's result: its final success answer, when the spec declares one
