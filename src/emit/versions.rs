@@ -29,10 +29,19 @@ pub fn attach(catalog: &Catalog, kept: &[Kept], files: &mut Files) -> Result<(),
         }
         let tools = k.files.get("tools.json").ok_or("a kept version's compilation made no tools.json")?;
         files.insert(format!("{dir}/tools.json"), tools.clone());
+        let mut kept_files = Files::new();
         for (path, text) in k.files.range("src/tools/".to_owned()..).take_while(|(p, _)| p.starts_with("src/tools/")) {
             let rest = &path["src/tools/".len()..];
-            files.insert(format!("src/versions/{}/{rest}", k.name), text.clone());
+            // A tool the versions declare alike is the current declaration, not a copy of it.
+            let text = match (rest.strip_suffix(".rs"), files.get(path)) {
+                (Some(module), Some(current)) if current == text && module != "mod" => {
+                    same_as_current(catalog, module)?
+                }
+                _ => text.clone(),
+            };
+            kept_files.insert(format!("src/versions/{}/{rest}", k.name), text);
         }
+        files.extend(kept_files);
     }
     let modules = kept.iter().map(|k| format_ident!("{}", k.name));
     let tokens = quote! {
@@ -41,6 +50,17 @@ pub fn attach(catalog: &Catalog, kept: &[Kept], files: &mut Files) -> Result<(),
     };
     files.insert("src/versions/mod.rs".to_owned(), render(&header(catalog), tokens)?);
     Ok(())
+}
+
+/// A kept tool module that is the current one: its declaration, re-exported.
+fn same_as_current(catalog: &Catalog, module: &str) -> Result<String, String> {
+    let ident = format_ident!("{}", module);
+    let doc = format!(" `{module}`: declared in this version as in the current one.");
+    let tokens = quote! {
+        #![doc = #doc]
+        pub use crate::tools::#ident::*;
+    };
+    render(&header(catalog), tokens)
 }
 
 /// `VersionDecl`s of the kept versions, for `ServerDecl::versions`.
