@@ -965,10 +965,9 @@ fn variant_name(value: &str) -> String {
 }
 
 fn unique_variant(base: &str, used: &mut BTreeSet<String>) -> String {
-    if used.insert(base.to_owned()) {
-        return base.to_owned();
-    }
-    (2..).map(|n| format!("{base}V{n}")).find(|c| used.insert(c.clone())).unwrap_or_default()
+    let name = crate::text::unique(base, "V", |c| used.contains(c));
+    used.insert(name.clone());
+    name
 }
 
 /// A snake_case field name from a property name.
@@ -995,10 +994,9 @@ fn field_name(prop: &str) -> String {
 }
 
 fn unique_field(base: &str, used: &mut BTreeSet<String>) -> String {
-    if used.insert(base.to_owned()) {
-        return base.to_owned();
-    }
-    (2..).map(|n| format!("{base}_{n}")).find(|c| used.insert(c.clone())).unwrap_or_default()
+    let name = crate::text::unique(base, "_", |c| used.contains(c));
+    used.insert(name.clone());
+    name
 }
 
 /// A field identifier: raw for keywords, suffixed for the ones that cannot be raw.

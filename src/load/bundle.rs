@@ -181,14 +181,7 @@ impl Bundler<'_> {
             s if s.is_empty() => "file".to_owned(),
             s => s,
         };
-        let taken = |k: &str| self.embedded.iter().any(|(key, _, _)| key == k);
-        let mut key = base.clone();
-        let mut n = 2;
-        while taken(&key) {
-            key = format!("{base}_{n}");
-            n += 1;
-        }
-        key
+        crate::text::unique(&base, "_", |k| self.embedded.iter().any(|(key, _, _)| key == k))
     }
 }
 

@@ -163,12 +163,7 @@ impl<'d> SchemaTable<'d> {
 
     fn unique(&mut self, base: String) -> String {
         let base = if base.is_empty() { "Schema".to_owned() } else { base };
-        let mut name = base.clone();
-        let mut n = 2;
-        while self.taken.contains(&name) {
-            name = format!("{base}_{n}");
-            n += 1;
-        }
+        let name = crate::text::unique(&base, "_", |c| self.taken.contains(c));
         self.taken.insert(name.clone());
         name
     }

@@ -1220,12 +1220,7 @@ pub fn sanitize(raw: &str) -> String {
 
 /// `base`, or `base_2`, `base_3`… whichever is not taken yet; the result is taken.
 pub fn numbered(base: &str, taken: &mut std::collections::BTreeSet<String>) -> String {
-    let mut name = base.to_owned();
-    let mut n = 2;
-    while taken.contains(&name) {
-        name = format!("{base}_{n}");
-        n += 1;
-    }
+    let name = crate::text::unique(base, "_", |c| taken.contains(c));
     taken.insert(name.clone());
     name
 }
