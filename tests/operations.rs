@@ -208,10 +208,15 @@ async fn an_accepted_operation_is_a_task_for_clients_of_the_tasks_extension() {
     assert!(raw["error"]["message"].as_str().unwrap().starts_with("unknown task"), "{raw}");
     let forged = raw_get_task(&server.url, "h1_eyJ0IjoieCJ9.AAAA", None).await;
     assert_eq!(forged["error"]["code"], -32602, "{forged}");
-    // Cancelling is refused with a reason: the API cannot stop a rendering.
+    // Cancelling is acknowledged (cooperative, SEP-2663) and changes nothing: the API cannot stop
+    // a rendering, so the task still reports how it stands.
     let cancel =
         client.peer().cancel_task(mcp_gen_runtime::rmcp::model::CancelTaskParams::new(task.task.task_id.clone())).await;
-    assert!(cancel.is_err(), "{cancel:?}");
+    assert!(cancel.is_ok(), "{cancel:?}");
+    let after = client.peer().get_task(GetTaskParams::new(task.task.task_id.clone())).await.unwrap();
+    assert_eq!(after.task.status(), TaskStatus::Completed);
+    let foreign = client.peer().cancel_task(mcp_gen_runtime::rmcp::model::CancelTaskParams::new("h1_x.AAAA")).await;
+    assert!(foreign.is_err(), "a task of nobody's is unknown: {foreign:?}");
 
     // An operation that ends at once is answered as it is, not as a task.
     let CallToolResponse::Complete(now) = client.peer().call_tool_once(render(DONE, "k-done")).await.unwrap() else {
@@ -238,7 +243,8 @@ async fn an_accepted_operation_is_a_task_for_clients_of_the_tasks_extension() {
 
     let counts = counts.lock().unwrap();
     assert_eq!(counts.starts.values().sum::<u32>(), 3, "one start per intent: {:?}", counts.starts);
-    assert_eq!(counts.polls.get("r_inv_00000000000001"), Some(&3));
+    // Three polls to its end, and one more after the cancel.
+    assert_eq!(counts.polls.get("r_inv_00000000000001"), Some(&4));
     assert_eq!(counts.unauthorised, 0, "every poll went with the server's credentials");
 }
 

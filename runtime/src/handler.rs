@@ -1159,6 +1159,9 @@ impl ServerHandler for Handler {
         Ok(out)
     }
 
+    /// `tasks/cancel` is acknowledged (SEP-2663: cancellation is cooperative, the server is
+    /// obliged only to acknowledge it) and changes nothing: an HTTP API's `202` offers no way to
+    /// stop the work, so `tasks/get` goes on reporting how the operation stands.
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
@@ -1169,10 +1172,8 @@ impl ServerHandler for Handler {
         if let Err(e) = crate::operations::open(&self.0.handle_key, follower, &call.caller, clock(), &request.task_id) {
             return Err(ErrorData::invalid_params(format!("unknown task: {}", e.message), None));
         }
-        Err(ErrorData::invalid_request(
-            "the API offers no way to cancel this operation: it runs to its end; follow it with tasks/get",
-            None,
-        ))
+        tracing::info!(task = %request.task_id, "tasks/cancel acknowledged; the upstream operation cannot be stopped and runs on");
+        Ok(())
     }
 }
 
