@@ -38,6 +38,10 @@ tools:
   void_invoice:
     operation: POST /v1/invoices/{invoice_id}/void
     effects: { reversible: false, approver: none, on_repeat: no_effect }
+  render_invoice_pdf:
+    operation: POST /v1/invoices/{invoice_id}/pdf
+    effects: { reversible: true, approver: none, on_repeat: no_effect }
+    run: proxy
 "#;
 
 /// The crate a team writes: two tools of its own, `main_with` for the command line.
