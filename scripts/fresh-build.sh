@@ -19,5 +19,7 @@ spec="$(ls "$dir"/openapi.* | head -n1)"
 cd "$work/$name-mcp"
 cargo generate-lockfile -q
 echo "fresh resolution: $(grep -A1 '^name = "rustls"$' Cargo.lock | tail -1 | tr -d ' ') $(grep -A1 '^name = "rmcp"$' Cargo.lock | tail -1 | tr -d ' ')"
-RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$work/target" cargo check -q
+# Registry crates' builds are kept between runs (same versions → same artifacts); the crate and
+# the runtime are checked afresh every time.
+RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="${MCPGEN_FRESH_TARGET:-$HOME/.cache/mcp-gen-fresh-target}" cargo check -q
 echo "fresh build of $name-mcp: no warnings"
