@@ -101,6 +101,8 @@ pub struct State {
     plan_ttl: Option<std::time::Duration>,
     /// The tool that follows long-running operations, when any tool starts them.
     follower: Option<&'static str>,
+    /// Whether any tool has a deprecation window (else listing checks none).
+    sunsets: bool,
     /// What this handler was built with, to build the kept contract versions alike.
     builder: Builder,
 }
@@ -311,6 +313,7 @@ impl Builder {
                 asker,
                 plan_ttl: self.plan_ttl,
                 follower: tools.iter().find(|t| t.long_running == Some(LongRunning::Follows)).map(|t| t.name),
+                sunsets: tools.iter().any(|t| t.sunset.is_some()),
                 // Kept versions share what this one was built with, and its handle key.
                 builder: Builder { handle_key: Some(handle_key_shared), contract: None, ..builder },
             }),
@@ -555,7 +558,7 @@ impl Handler {
         Ok((op.since_ms, outcome.and_then(|result| self.conform(origin, origin.decl, result))))
     }
 
-    /// A result as sent: next-page handles minted, then checked against the outputSchema.
+    /// A result as sent: handles minted, then checked against the outputSchema.
     fn shape(
         &self,
         entry: &Entry,
@@ -564,38 +567,34 @@ impl Handler {
         result: CallToolResult,
     ) -> Result<CallToolResult, ToolError> {
         let result = self.hand_out(entry, caller, result)?;
-        let result = self.hand_out_operation(entry, caller, result)?;
         self.conform(entry, route, result)
     }
 
-    /// A long-running operation's address, replaced by the handle the status tool takes.
-    fn hand_out_operation(
-        &self,
-        entry: &Entry,
-        caller: &str,
-        mut result: CallToolResult,
-    ) -> Result<CallToolResult, ToolError> {
-        let (Some(LongRunning::Starts), Some(follower)) = (entry.decl.long_running, self.0.follower) else {
-            return Ok(result);
-        };
-        if result.is_error == Some(true) {
-            return Ok(result);
-        }
-        let Some(mut value) = result.structured_content.take() else { return Ok(result) };
-        crate::operations::mint_in_result(&self.0.handle_key, follower, entry.decl.name, caller, clock(), &mut value)?;
-        let mut out = CallToolResult::structured(value);
-        out.meta = result.meta;
-        Ok(out)
-    }
-
-    /// The upstream's next cursor in a successful result, replaced by a handle (H1).
+    /// A successful result with what the model may not see as it is replaced by signed handles:
+    /// the upstream's next cursor (H1), and a long-running operation's address (the handle the
+    /// status tool takes).
     fn hand_out(&self, entry: &Entry, caller: &str, mut result: CallToolResult) -> Result<CallToolResult, ToolError> {
-        let Some(h) = &entry.decl.handle else { return Ok(result) };
-        if result.is_error == Some(true) {
+        let operation = match (entry.decl.long_running, self.0.follower) {
+            (Some(LongRunning::Starts), Some(follower)) => Some(follower),
+            _ => None,
+        };
+        if (entry.decl.handle.is_none() && operation.is_none()) || result.is_error == Some(true) {
             return Ok(result);
         }
         let Some(mut value) = result.structured_content.take() else { return Ok(result) };
-        handle::mint_in_result(&self.0.handle_key, entry.decl.name, h, caller, clock(), &mut value)?;
+        if let Some(h) = &entry.decl.handle {
+            handle::mint_in_result(&self.0.handle_key, entry.decl.name, h, caller, clock(), &mut value)?;
+        }
+        if let Some(follower) = operation {
+            crate::operations::mint_in_result(
+                &self.0.handle_key,
+                follower,
+                entry.decl.name,
+                caller,
+                clock(),
+                &mut value,
+            )?;
+        }
         let mut out = CallToolResult::structured(value);
         out.meta = result.meta;
         Ok(out)
@@ -1065,8 +1064,8 @@ impl ServerHandler for Handler {
             })
         };
         let now = clock();
-        let visible =
-            self.tools().iter().filter(|t| allowed(t) && self.retired(t.name.as_ref(), now).is_none()).cloned();
+        let current = |t: &Tool| !self.0.sunsets || self.retired(t.name.as_ref(), now).is_none();
+        let visible = self.tools().iter().filter(|t| allowed(t) && current(t)).cloned();
         let tools = if modern { visible.collect() } else { visible.map(crate::legacy::wrap_tool).collect() };
         let mut result = ListToolsResult::with_all_items(tools);
         if modern {

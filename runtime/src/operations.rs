@@ -36,18 +36,31 @@ pub(crate) fn started(base: &str, answer: &Answer, result: CallToolResult) -> Ca
     if answer.status != 202 {
         return completed(result);
     }
+    let location = answer.headers.get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
+    let operation = match location.map(|l| followable(base, &answer.url, l)) {
+        Some(Ok(url)) => Some(url),
+        Some(Err(why)) => {
+            tracing::warn!(location = ?location, why, "the operation cannot be followed");
+            None
+        }
+        None => {
+            tracing::warn!("the upstream accepted the operation without a Location to follow");
+            None
+        }
+    };
+    working_envelope(operation, answer.retry_after, result.structured_content)
+}
+
+/// `{"status": "working", "operation": …, "poll_after_ms": …, "accepted": …}`, without the
+/// parts there are none of.
+fn working_envelope(operation: Option<String>, poll_after_ms: Option<u64>, accepted: Option<Value>) -> CallToolResult {
     let mut out = Map::new();
     out.insert("status".into(), json!("working"));
-    let location = answer.headers.get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
-    match location.map(|l| followable(base, &answer.url, l)) {
-        Some(Ok(url)) => {
-            out.insert("operation".into(), Value::String(url));
-        }
-        Some(Err(why)) => tracing::warn!(location = ?location, why, "the operation cannot be followed"),
-        None => tracing::warn!("the upstream accepted the operation without a Location to follow"),
+    if let Some(operation) = operation {
+        out.insert("operation".into(), Value::String(operation));
     }
-    out.insert("poll_after_ms".into(), json!(answer.retry_after.unwrap_or(DEFAULT_POLL_MS)));
-    if let Some(accepted) = result.structured_content {
+    out.insert("poll_after_ms".into(), json!(poll_after_ms.unwrap_or(DEFAULT_POLL_MS)));
+    if let Some(accepted) = accepted {
         out.insert("accepted".into(), accepted);
     }
     CallToolResult::structured(Value::Object(out))
@@ -76,13 +89,9 @@ pub(crate) fn completed(result: CallToolResult) -> CallToolResult {
     out
 }
 
-/// What still-running operation's poll answers: its handle again, and the wait.
+/// What a still-running operation's poll answers: its handle again, and the wait.
 pub(crate) fn working(handle: &str, poll_after_ms: Option<u64>) -> CallToolResult {
-    CallToolResult::structured(json!({
-        "status": "working",
-        "operation": handle,
-        "poll_after_ms": poll_after_ms.unwrap_or(DEFAULT_POLL_MS),
-    }))
+    working_envelope(Some(handle.to_owned()), poll_after_ms, None)
 }
 
 /// What an operation's handle holds.
