@@ -120,6 +120,9 @@ pub enum Command {
         /// Also hold the catalog to this checked-in tools.json (T5: a stale snapshot is an error).
         #[arg(long, value_name = "TOOLS_JSON")]
         against: Option<PathBuf>,
+        /// Hold every endpoint to a model provider's limits (T6): openai, anthropic, gemini.
+        #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(crate::plan::exposure::names()))]
+        client: Vec<String>,
     },
     /// Compare the compiled contracts of two versions: every change classed breaking, semantic
     /// or additive (exit 3 on breaking, 4 on semantic, 0 otherwise).
@@ -148,6 +151,26 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// Rank the tools for a request as the server's `search_tools` does (exposure `discover`),
+    /// without a server: to evaluate and tune a catalog's search.
+    Search {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// How many tools to print.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// Print `{"results": [{"tool", "operations", "score"}]}`, best first (operations by
+        /// operationId, or `METHOD /path` where there is none).
+        #[arg(long)]
+        json: bool,
+        /// Rank every line of this file (one request a line) against one compilation: one JSON
+        /// line each, in order (implies --json).
+        #[arg(long, value_name = "FILE", conflicts_with = "query")]
+        queries: Option<PathBuf>,
+        /// The request, as a user would say it.
+        #[arg(required_unless_present = "queries")]
+        query: Option<String>,
     },
     /// Print a published JSON Schema of mcp-gen's own formats.
     Schema {
@@ -303,7 +326,9 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             if result.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
-        Command::Lint { spec, json, deny_warnings, against } => lint_spec(spec, json, deny_warnings, against),
+        Command::Lint { spec, json, deny_warnings, against, client } => {
+            lint_spec(spec, json, deny_warnings, against, &client)
+        }
         Command::Diff(args) => diff_versions(args),
         Command::Plan { spec, names } => {
             let settings = spec.catalog_settings();
@@ -321,6 +346,19 @@ pub fn run(cli: Cli) -> ExitCode {
             }
         }
         Command::Tokens { spec, budget, max_per_tool, json } => print_tokens(spec, budget, max_per_tool, json),
+        Command::Search { spec, top, json, queries, query } => {
+            let queries: Vec<String> = match (queries, query) {
+                (Some(file), _) => match std::fs::read_to_string(&file) {
+                    Ok(text) => text.lines().map(str::to_owned).collect(),
+                    Err(e) => {
+                        eprintln!("error: cannot read {}: {e}", file.display());
+                        return ExitCode::from(2);
+                    }
+                },
+                (None, query) => query.into_iter().collect(),
+            };
+            print_search(spec, top, json || queries.len() != 1, &queries)
+        }
         Command::Schema { what: SchemaWhat::Overlay { markdown } } => {
             if markdown {
                 print!("{}", crate::overlay_reference::markdown());
@@ -584,6 +622,49 @@ fn print_catalog(
 }
 
 /// `mcp-gen tokens`: what each tool costs a model, held to the budgets given.
+fn print_search(spec: SpecArgs, top: usize, json: bool, queries: &[String]) -> ExitCode {
+    let settings = spec.catalog_settings();
+    let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
+    let tools = &output.catalog.tools;
+    let index = crate::plan::search_text::index(tools.iter().map(|t| &t.planned));
+    let tool = |name: &str| tools.iter().find(|t| t.name == name);
+    for query in queries {
+        let hits = index.search(query, top);
+        print_hits(&hits, json, tool);
+    }
+    ExitCode::SUCCESS
+}
+
+/// One query's ranking: a line of JSON, or one line per tool.
+fn print_hits<'a>(hits: &[mcp_gen_search::Hit], json: bool, tool: impl Fn(&str) -> Option<&'a crate::schema::Tool>) {
+    if json {
+        let results: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|h| {
+                // Each operation by its operationId, or `METHOD /path` where it has none.
+                let operations: Vec<String> = tool(h.name)
+                    .into_iter()
+                    .flat_map(|t| t.operations())
+                    .map(|o| o.operation_id.clone().unwrap_or_else(|| format!("{} {}", o.method, o.path)))
+                    .collect();
+                serde_json::json!({"tool": h.name, "operations": operations, "score": h.score})
+            })
+            .collect();
+        println!("{}", serde_json::json!({ "results": results }));
+    } else {
+        for (rank, h) in hits.iter().enumerate() {
+            let description = tool(h.name).map(|t| t.description.as_str()).unwrap_or_default();
+            println!(
+                "{:>3} {:>7.2}  {}  {}",
+                rank + 1,
+                h.score,
+                h.name,
+                crate::plan::describe::first_sentences(description, 1)
+            );
+        }
+    }
+}
+
 fn print_tokens(spec: SpecArgs, budget: Option<usize>, max_per_tool: Option<usize>, json: bool) -> ExitCode {
     let settings = spec.catalog_settings();
     let Some(output) = compile(&spec, &settings) else { return ExitCode::from(2) };
@@ -627,12 +708,22 @@ fn print_tokens(spec: SpecArgs, budget: Option<usize>, max_per_tool: Option<usiz
 }
 
 /// `mcp-gen lint`: every diagnostic, as text or JSON.
-fn lint_spec(spec: SpecArgs, json: bool, deny_warnings: bool, against: Option<PathBuf>) -> ExitCode {
+fn lint_spec(
+    spec: SpecArgs,
+    json: bool,
+    deny_warnings: bool,
+    against: Option<PathBuf>,
+    clients: &[String],
+) -> ExitCode {
     let settings = spec.catalog_settings();
     let input = Input::files(&spec.spec, spec.overlay.clone());
     let report = match generate(&input, &settings) {
         Ok(output) => {
             let mut report = output.diagnostics;
+            let file = spec.spec.display().to_string();
+            for profile in clients.iter().filter_map(|c| crate::plan::exposure::profile(c)) {
+                report.extend(crate::lint::clients::check(&output.catalog, profile, &file));
+            }
             if let Some(path) = &against {
                 match std::fs::read_to_string(path) {
                     Ok(text) => {

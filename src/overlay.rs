@@ -57,6 +57,30 @@ pub struct ServerOverlay {
     /// Server instructions sent to clients (CONTRACT T7): what the server is for and general
     /// context such as the auth scope; not a list of tools.
     pub instructions: Option<String>,
+    /// How the main endpoint offers the tools (`flat` when absent; the binary's `serve
+    /// --exposure` overrides it). Toolset endpoints list their tools in every mode.
+    pub exposure: Option<Exposure>,
+}
+
+/// `server.exposure`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Exposure {
+    /// Every tool, listed: for catalogs a model chooses well from and a provider accepts.
+    #[default]
+    Flat,
+    /// Three tools, `search_tools`, `describe_tools` and `call_tool`, that reach every tool
+    /// through a search index compiled into the server: for large APIs.
+    Discover,
+}
+
+impl Exposure {
+    pub fn name(self) -> &'static str {
+        match self {
+            Exposure::Flat => "flat",
+            Exposure::Discover => "discover",
+        }
+    }
 }
 
 /// Settings every tool starts from.
@@ -923,6 +947,7 @@ fn from_spec(api: &Api, intents: &mut Intents, report: &mut Report) {
             mine.name = mine.name.take().or(s.name);
             mine.title = mine.title.take().or(s.title);
             mine.instructions = mine.instructions.take().or(s.instructions);
+            mine.exposure = mine.exposure.take().or(s.exposure);
         }
     }
     for (index, op) in api.operations.iter().enumerate() {

@@ -279,3 +279,80 @@ fn bad_input_is_located_and_explained() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// An API of `n` read operations, `GET /things{i}` each, as a JSON document.
+fn wide_api(n: usize) -> String {
+    let paths: serde_json::Map<String, Value> = (0..n)
+        .map(|i| {
+            let op = serde_json::json!({"get": {"operationId": format!("listThings{i}"), "summary": format!("List things of kind {i}."),
+                "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "array", "items": {"type": "string"}}}}}}}});
+            (format!("/things{i}"), op)
+        })
+        .collect();
+    serde_json::json!({"openapi": "3.1.0", "info": {"title": "Wide", "version": "1"}, "paths": paths}).to_string()
+}
+
+/// Issue 34 must-show 3: an endpoint over OpenAI's 128 tools fails `lint --client openai` and
+/// names the exposure that fixes it; served with that exposure, it passes.
+#[test]
+fn a_client_profile_fails_an_endpoint_over_its_cap_and_names_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("wide.json"), wide_api(130)).unwrap();
+    let flat = mcp_gen(&["lint", "--client", "openai", "--spec", "wide.json"], dir.path());
+    assert_eq!(flat.status.code(), Some(1), "{}", stderr(&flat));
+    let text = stderr(&flat);
+    assert!(
+        text.contains("error[T6-client-cap]: the main endpoint lists 130 tools; openai accepts at most 128"),
+        "{text}"
+    );
+    assert!(text.contains("server.exposure: discover"), "{text}");
+    // Anthropic states no cap: the same endpoint is only crowded.
+    let anthropic = mcp_gen(&["lint", "--client", "anthropic", "--spec", "wide.json"], dir.path());
+    assert_eq!(anthropic.status.code(), Some(0), "{}", stderr(&anthropic));
+    assert!(stderr(&anthropic).contains("warning[T6-client-crowded]"), "{}", stderr(&anthropic));
+
+    std::fs::write(dir.path().join("overlay.yaml"), "mcp-gen: 1\nserver:\n  exposure: discover\n").unwrap();
+    let discover =
+        mcp_gen(&["lint", "--client", "openai", "--spec", "wide.json", "--overlay", "overlay.yaml"], dir.path());
+    assert_eq!(discover.status.code(), Some(0), "{}", stderr(&discover));
+    assert!(!stderr(&discover).contains("T6-client"), "{}", stderr(&discover));
+    // The plan recommends the mode.
+    let plan = mcp_gen(&["plan", "--spec", "wide.json"], dir.path());
+    let plan: Value = serde_json::from_slice(&plan.stdout).unwrap();
+    assert_eq!(plan["exposure"]["served"], "flat");
+    assert_eq!(plan["exposure"]["recommended"]["openai"]["exposure"], "discover");
+    let bad = mcp_gen(&["lint", "--client", "mystery", "--spec", "wide.json"], dir.path());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("openai"), "the valid profiles are listed: {}", stderr(&bad));
+}
+
+/// `mcp-gen search` ranks as the server's search_tools does, and its JSON names each tool's
+/// operations.
+#[test]
+fn search_ranks_tools_for_a_request_and_names_their_operations() {
+    let out = mcp_gen(
+        &[
+            "search",
+            "--spec",
+            "specs/invoices/openapi.yaml",
+            "--overlay",
+            "specs/invoices/overlay.yaml",
+            "--json",
+            "--top",
+            "3",
+        ]
+        .into_iter()
+        .chain(["void the invoice sent by mistake"])
+        .collect::<Vec<_>>(),
+        &repo(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ranked: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = ranked["results"].as_array().unwrap();
+    assert!(!results.is_empty() && results.len() <= 3, "{ranked}");
+    assert_eq!(results[0]["tool"], "void_invoice", "{ranked}");
+    // The invoices spec has no operationIds: operations are named by method and path.
+    assert_eq!(results[0]["operations"], serde_json::json!(["POST /v1/invoices/{invoice_id}/void"]), "{ranked}");
+    let scores: Vec<f64> = results.iter().map(|r| r["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "best first: {scores:?}");
+}

@@ -111,6 +111,14 @@ fn command(server: &'static ServerDecl) -> Command {
                 .env(env("MAX_PROTOCOL"))
                 .help("Newest MCP protocol version to negotiate, e.g. 2025-11-25 (default: the newest known)"),
         )
+        .arg(
+            Arg::new("exposure")
+                .long("exposure")
+                .value_name("MODE")
+                .env(env("EXPOSURE"))
+                .value_parser(["flat", "discover"])
+                .help("How the main endpoint offers the tools: flat (every tool listed) or discover (search_tools, describe_tools and call_tool reach them); default: the overlay's server.exposure"),
+        )
         .arg(Arg::new("variants").long("variants").value_name("LIST").env(env("VARIANTS")).value_delimiter(',').help(
             "Provider variants of the catalog to serve, each on <base-path>/<variant> (e.g. openai-strict,inline)",
         ))
@@ -471,6 +479,9 @@ fn serve_command(
     }
     if let Some(secs) = m.get_one::<u64>("plan-ttl") {
         handler = handler.plan_ttl(Duration::from_secs(*secs));
+    }
+    if let Some(exposure) = m.get_one::<String>("exposure").and_then(|e| crate::decl::Exposure::parse(e)) {
+        handler = handler.exposure(exposure);
     }
     if m.get_flag("no-answer-check") {
         handler = handler.answer_check(false);

@@ -33,6 +33,30 @@ pub struct ServerDecl {
     pub contract_version: &'static str,
     /// Earlier contract versions still served, each beside the current one (CONTRACT V5).
     pub versions: &'static [VersionDecl],
+    /// How the base endpoint lists the tools (overlay `server.exposure`; `serve --exposure`).
+    pub exposure: Exposure,
+    /// `search.json`: the tool search's index (`mcp_gen_search::Index`), built by the compiler.
+    pub search: &'static str,
+}
+
+/// How an endpoint offers a catalog to a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exposure {
+    /// Every tool, listed.
+    Flat,
+    /// Three tools (`search_tools`, `describe_tools`, `call_tool`) that reach every tool: for
+    /// catalogs larger than a model chooses well from, or than a provider accepts.
+    Discover,
+}
+
+impl Exposure {
+    pub fn parse(name: &str) -> Option<Exposure> {
+        match name {
+            "flat" => Some(Exposure::Flat),
+            "discover" => Some(Exposure::Discover),
+            _ => None,
+        }
+    }
 }
 
 /// An earlier contract version: its own catalog and tool mappings, served at `/mcp/<name>` and

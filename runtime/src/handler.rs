@@ -19,7 +19,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use crate::approval::{Plans, Status};
-use crate::decl::{LongRunning, ServerDecl, ToolDecl, VersionDecl};
+use crate::decl::{Exposure, LongRunning, ServerDecl, ToolDecl, VersionDecl};
+use crate::discover::{self, Meta};
 use crate::error::{ToolError, codes};
 use crate::handle::{self, HandleKey};
 use crate::idempotency::{self, Begin, Guard, Keyed};
@@ -105,6 +106,8 @@ pub struct State {
     sunsets: bool,
     /// What this handler was built with, to build the kept contract versions alike.
     builder: Builder,
+    /// The tool search's index (exposure `discover`), loaded on the first search.
+    search: OnceLock<Result<mcp_gen_search::Index, String>>,
 }
 
 /// Cheap to clone: the Streamable HTTP service builds one per request. A toolset handler serves
@@ -117,6 +120,8 @@ struct View {
     tools: Vec<Tool>,
     allowed: Vec<bool>,
     instructions: Option<String>,
+    /// `tools` are the three of exposure `discover`, which reach every allowed tool.
+    discover: bool,
 }
 
 /// Catalog and declarations disagree: the generated crate was edited or half-regenerated.
@@ -159,9 +164,17 @@ pub struct Builder {
     versions: &'static [ProtocolVersion],
     check_answers: bool,
     plan_ttl: Option<std::time::Duration>,
+    /// How the base endpoint lists the tools, when not the server's declared exposure.
+    exposure: Option<Exposure>,
 }
 
 impl Builder {
+    /// How the base endpoint lists the tools (default: the overlay's `server.exposure`).
+    pub fn exposure(mut self, exposure: Exposure) -> Self {
+        self.exposure = Some(exposure);
+        self
+    }
+
     /// How long a plan of an irreversible call waits for its approval (default: the tool's
     /// declared time, 24 hours).
     pub fn plan_ttl(mut self, ttl: std::time::Duration) -> Self {
@@ -294,7 +307,8 @@ impl Builder {
         let instance = uuid::Uuid::new_v4().simple().to_string();
         // Mock answers are samples of the schema: nothing to check.
         let check_answers = self.check_answers && !matches!(self.mode, Some(Mode::Mock));
-        Ok(Handler(
+        let exposure = self.exposure.unwrap_or(server.exposure);
+        let handler = Handler(
             Arc::new(State {
                 server,
                 implementation,
@@ -316,9 +330,16 @@ impl Builder {
                 sunsets: tools.iter().any(|t| t.sunset.is_some()),
                 // Kept versions share what this one was built with, and its handle key.
                 builder: Builder { handle_key: Some(handle_key_shared), contract: None, ..builder },
+                search: OnceLock::new(),
             }),
             None,
-        ))
+        );
+        match exposure {
+            // A kept contract version keeps the exposure it was served with: its tools are not
+            // the ones the embedded index ranks.
+            Exposure::Discover if self.contract.is_none() => handler.discovering(),
+            _ => Ok(handler),
+        }
     }
 }
 
@@ -335,7 +356,22 @@ impl Handler {
             versions: ProtocolVersion::KNOWN_VERSIONS,
             check_answers: true,
             plan_ttl: None,
+            exposure: None,
         }
+    }
+
+    /// This handler's tools behind the three of exposure `discover` (CONTRACT T6).
+    pub fn discovering(&self) -> Result<Handler, CatalogError> {
+        let tools = parse_catalog(discover::CATALOG, "the discover tools")?.tools;
+        let instructions = match self.0.server.instructions {
+            Some(i) => format!("{i}\n\n{}", discover::INSTRUCTIONS),
+            None => discover::INSTRUCTIONS.to_owned(),
+        };
+        let allowed = vec![true; self.0.entries.len()];
+        Ok(Handler(
+            self.0.clone(),
+            Some(Arc::new(View { tools, allowed, instructions: Some(instructions), discover: true })),
+        ))
     }
 
     /// The handler of a kept contract version (`v1`): its own catalog and mappings, with this
@@ -381,7 +417,10 @@ impl Handler {
         }
         let allowed = vec![true; catalog.tools.len()];
         let instructions = self.0.server.instructions.map(str::to_owned);
-        Ok(Some(Handler(self.0.clone(), Some(Arc::new(View { tools: catalog.tools, allowed, instructions })))))
+        Ok(Some(Handler(
+            self.0.clone(),
+            Some(Arc::new(View { tools: catalog.tools, allowed, instructions, discover: false })),
+        )))
     }
 
     pub fn toolset_names(&self) -> impl Iterator<Item = &'static str> + use<> {
@@ -399,7 +438,7 @@ impl Handler {
             (Some(i), None) => Some(i.to_owned()),
             (None, d) => d.map(str::to_owned),
         };
-        Some(Handler(self.0.clone(), Some(Arc::new(View { tools, allowed, instructions }))))
+        Some(Handler(self.0.clone(), Some(Arc::new(View { tools, allowed, instructions, discover: false }))))
     }
 
     pub fn tools(&self) -> &[Tool] {
@@ -1018,6 +1057,68 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
 }
 
+/// The validated token's holder, when the server checks tokens.
+fn principal_of(context: &RequestContext<RoleServer>) -> Option<&Principal> {
+    context.extensions.get::<http::request::Parts>().and_then(|p| p.extensions.get::<Principal>())
+}
+
+impl Handler {
+    /// Whether the caller may see and call `name` here now: a tool this endpoint serves, that
+    /// the caller's scopes allow and whose deprecation window is open.
+    fn visible(&self, name: &str, principal: Option<&Principal>) -> bool {
+        let Some(i) = self.lookup(name) else { return false };
+        principal.is_none_or(|p| p.satisfies(self.0.entries[i].decl.scopes))
+            && (!self.0.sunsets || self.retired(name, clock()).is_none())
+    }
+
+    /// `search_tools` (exposure `discover`): the tools the caller may call, best first.
+    fn search(&self, query: &str, limit: usize, context: &RequestContext<RoleServer>) -> CallToolResult {
+        let index = self
+            .0
+            .search
+            .get_or_init(|| mcp_gen_search::Index::from_json(self.0.server.search).map_err(|e| e.to_string()));
+        let index = match index {
+            Ok(index) => index,
+            Err(e) => return ToolError::internal(e.clone()).into_result(),
+        };
+        let principal = principal_of(context);
+        let tools: Vec<&Tool> = index
+            .search(query, usize::MAX)
+            .into_iter()
+            .filter(|hit| self.visible(hit.name, principal))
+            .filter_map(|hit| self.0.index.get(hit.name).map(|i| &self.0.entries[*i].tool))
+            .take(limit)
+            .collect();
+        discover::found(&tools)
+    }
+
+    /// `describe_tools`: the definitions of the named tools the caller may call, as a direct
+    /// `tools/list` in the caller's protocol era would give them.
+    fn describe(&self, names: Vec<String>, context: &RequestContext<RoleServer>) -> CallToolResult {
+        let principal = principal_of(context);
+        let modern = is_modern(context);
+        let (known, unknown): (Vec<String>, Vec<String>) = names.into_iter().partition(|n| self.visible(n, principal));
+        let tools = known
+            .iter()
+            .filter_map(|n| self.0.index.get(n.as_str()))
+            .map(|i| self.0.entries[*i].tool.clone())
+            .map(|t| if modern { t } else { crate::legacy::wrap_tool(t) })
+            .collect();
+        discover::described(tools, unknown)
+    }
+
+    /// A result as the caller's protocol era takes it: with the server's `_meta` (2026-07-28),
+    /// or a non-object structured result wrapped (earlier eras).
+    fn sent(&self, mut result: CallToolResult, context: &RequestContext<RoleServer>) -> CallToolResponse {
+        if is_modern(context) {
+            idempotency::merge_meta(&mut result, &self.0.meta);
+        } else {
+            crate::legacy::wrap_result(&mut result);
+        }
+        result.into()
+    }
+}
+
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
@@ -1040,6 +1141,9 @@ impl ServerHandler for Handler {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
+        if let Some(view) = self.1.as_ref().filter(|v| v.discover) {
+            return view.tools.iter().find(|t| t.name == name).cloned();
+        }
         self.lookup(name).map(|i| self.0.entries[i].tool.clone())
     }
 
@@ -1056,21 +1160,14 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let modern = is_modern(&context);
-        // A caller with a token sees the tools its scopes allow.
-        let principal = context.extensions.get::<http::request::Parts>().and_then(|p| p.extensions.get::<Principal>());
-        let allowed = |tool: &Tool| {
-            principal.is_none_or(|p| {
-                self.0.index.get(tool.name.as_ref()).is_some_and(|i| p.satisfies(self.0.entries[*i].decl.scopes))
-            })
-        };
-        let now = clock();
-        let current = |t: &Tool| !self.0.sunsets || self.retired(t.name.as_ref(), now).is_none();
-        let visible = self.tools().iter().filter(|t| allowed(t) && current(t)).cloned();
+        let principal = principal_of(&context);
+        let discovering = self.1.as_ref().is_some_and(|v| v.discover);
+        let visible = self.tools().iter().filter(|t| discovering || self.visible(t.name.as_ref(), principal)).cloned();
         let tools = if modern { visible.collect() } else { visible.map(crate::legacy::wrap_tool).collect() };
         let mut result = ListToolsResult::with_all_items(tools);
         if modern {
             // A list chosen by the caller's scopes is that caller's alone.
-            let scope = if principal.is_some() { CacheScope::Private } else { CacheScope::Public };
+            let scope = if principal.is_some() && !discovering { CacheScope::Private } else { CacheScope::Public };
             result = result.with_ttl_ms(CATALOG_TTL_MS).with_cache_scope(scope);
             result.meta = Some(self.0.meta.clone());
         }
@@ -1082,7 +1179,20 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let discovering = self.1.as_ref().is_some_and(|v| v.discover);
+        let request = match discovering.then(|| discover::parse(&request)).flatten() {
+            None => request,
+            Some(Ok(Meta::Call(inner))) => inner,
+            Some(Ok(Meta::Search { query, limit })) => {
+                return Ok(self.sent(self.search(&query, limit, &context), &context));
+            }
+            Some(Ok(Meta::Describe { names })) => return Ok(self.sent(self.describe(names, &context), &context)),
+            Some(Err(e)) => return Ok(self.sent(e.into_result(), &context)),
+        };
         let Some(i) = self.lookup(request.name.as_ref()) else {
+            if discovering {
+                return Ok(self.sent(discover::unknown_tool(&request.name).into_result(), &context));
+            }
             return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name), None));
         };
         let started = Instant::now();
@@ -1090,7 +1200,7 @@ impl ServerHandler for Handler {
         let call = CallInfo::of(&context);
         let principal = call.principal.as_ref();
         let entry = &self.0.entries[i];
-        let mut result = if let Some(t) = parts.and_then(|p| p.extensions.get::<Throttled>()) {
+        let result = if let Some(t) = parts.and_then(|p| p.extensions.get::<Throttled>()) {
             ToolError::new(
                 codes::RATE_LIMITED,
                 "this caller is sending requests faster than the server's rate limit allows",
@@ -1126,11 +1236,8 @@ impl ServerHandler for Handler {
             {
                 return Ok(CallToolResponse::Task(task.with_meta(self.0.meta.clone())));
             }
-            idempotency::merge_meta(&mut result, &self.0.meta);
-        } else {
-            crate::legacy::wrap_result(&mut result);
         }
-        Ok(result.into())
+        Ok(self.sent(result, &context))
     }
 
     /// `tasks/get`: the task id is the operation's handle; the answer is what the status tool
@@ -1225,6 +1332,8 @@ mod tests {
         variants: &[],
         contract_version: "v1",
         versions: &[],
+        exposure: crate::decl::Exposure::Flat,
+        search: r#"{"format": 1, "tools": []}"#,
     };
 
     #[test]

@@ -7,6 +7,7 @@ mod ask;
 mod auth;
 mod cli;
 pub mod decl;
+mod discover;
 pub mod error;
 pub mod grants;
 pub mod handle;

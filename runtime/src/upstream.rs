@@ -1,7 +1,7 @@
 //! The upstream executor: turns validated arguments into the HTTP request the spec describes
 //! (path, query, header and cookie parameters, a JSON, form or text body, credentials), sends it
 //! with reqwest, and maps the answer onto the result contract: 2xx JSON → structuredContent plus
-//! the same JSON as text (T8); anything else → an error the model can act on (E4).
+//! the same JSON as text (T6); anything else → an error the model can act on (E4).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -26,6 +26,9 @@ use crate::settings::{RuntimeDep, Settings};
 /// Generated files, keyed by path relative to the crate root, with `/` separators.
 pub type Files = BTreeMap<String, String>;
 
+/// The tool search's index, beside `tools.json` (exposure `discover`).
+pub const SEARCH_FILE: &str = "search.json";
+
 pub fn emit(catalog: &Catalog, settings: &Settings, kept: &[Kept]) -> Result<Files, Report> {
     let mut files = Files::new();
     files.insert("tools.json".to_owned(), tools_json::tools_json(catalog));
@@ -35,6 +38,8 @@ pub fn emit(catalog: &Catalog, settings: &Settings, kept: &[Kept]) -> Result<Fil
     let internal =
         |e: String| Report::from(Diagnostic::error("internal", e).with_help("report this as an mcp-gen bug"));
     let modules = rust::module_names(&catalog.tools);
+    let index = crate::plan::search_text::index(catalog.tools.iter().map(|t| &t.planned));
+    files.insert(SEARCH_FILE.to_owned(), index.to_json());
     if settings.native {
         return emit_native(catalog, settings, &modules, files);
     }

@@ -415,6 +415,11 @@ pub(crate) fn server_decl(
         })
         .collect();
     let tools_json = lit(&format!("{dir}tools.json"));
+    let search_json = lit(&format!("{dir}{}", super::SEARCH_FILE));
+    let exposure = match catalog.server.exposure {
+        crate::overlay::Exposure::Flat => quote!(Exposure::Flat),
+        crate::overlay::Exposure::Discover => quote!(Exposure::Discover),
+    };
     let s = &catalog.server;
     let (name, crate_name, title, prefix) = (lit(&s.name), lit(&s.crate_name), lit(&s.title), lit(&s.env_prefix));
     let api_version = lit(&catalog.source.api_version);
@@ -449,6 +454,8 @@ pub(crate) fn server_decl(
             variants: &[#(#variants),*],
             contract_version: #current,
             versions: #versions,
+            exposure: #exposure,
+            search: include_str!(#search_json),
         };
     }
 }

@@ -6,6 +6,7 @@
 mod accuracy;
 mod annotations;
 mod approval;
+pub mod clients;
 mod confirm;
 mod deprecation;
 mod description;

@@ -54,6 +54,8 @@ pub struct ServerInfo {
     pub instructions: Option<String>,
     /// Prefix of every environment variable the server reads, e.g. `PETSTORE`.
     pub env_prefix: String,
+    /// How the main endpoint offers the tools (overlay `server.exposure`).
+    pub exposure: crate::overlay::Exposure,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,6 +153,9 @@ pub struct Tool {
     pub sunset: Option<deprecation::Sunset>,
     /// Earlier names served as deprecated aliases, each until its day.
     pub aliases: Vec<(String, deprecation::Sunset)>,
+    /// What the tool search indexes about the tool: far more than the model is shown
+    /// (`search_text::fill`).
+    pub search_text: String,
 }
 
 /// A tool's part in long-running operations.

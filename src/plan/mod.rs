@@ -7,6 +7,7 @@ pub mod brief;
 mod catalog;
 pub mod deprecation;
 pub mod describe;
+pub mod exposure;
 mod ids;
 pub(crate) use ids::names_new_item;
 pub mod intent;
@@ -16,6 +17,7 @@ pub mod operations;
 pub mod pages;
 pub mod retry;
 pub mod review;
+pub mod search_text;
 pub mod select;
 pub mod split;
 pub mod transport;
@@ -118,7 +120,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
     let schemes = schemes(api, &server.env_prefix, &used, report);
     excluded.sort_by(|a, b| a.operation.cmp(&b.operation));
     let toolsets = toolsets(api, intents, &tools, report);
-    Catalog {
+    let mut catalog = Catalog {
         server,
         toolsets,
         budget: intents.budget,
@@ -132,7 +134,9 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
             api_title: api.title.clone(),
             api_version: api.api_version.clone(),
         },
-    }
+    };
+    search_text::fill(&mut catalog, api);
+    catalog
 }
 
 fn server_info(api: &Api, intents: &Intents, settings: &Settings) -> ServerInfo {
@@ -156,6 +160,7 @@ fn server_info(api: &Api, intents: &Intents, settings: &Settings) -> ServerInfo 
             .map(|s| s.trim().to_owned())
             .or_else(|| api.description.as_deref().map(instructions_from_spec))
             .filter(|s| !s.is_empty()),
+        exposure: intents.server.exposure.unwrap_or_default(),
         name,
     }
 }
@@ -621,6 +626,7 @@ fn tool(api: &Api, draft: &Draft<'_>, name: String, said: &str, intents: &Intent
             .and_then(|r| r.schema.clone()),
         sunset: None,
         aliases: Vec::new(),
+        search_text: String::new(),
         name_rule: String::new(),
         name,
     };

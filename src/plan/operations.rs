@@ -131,6 +131,7 @@ fn status_tool(name: &str) -> Tool {
         accepted_output: None,
         sunset: None,
         aliases: Vec::new(),
+        search_text: String::new(),
     }
 }
 

@@ -148,8 +148,21 @@ pub fn review<T: std::ops::Deref<Target = Tool>>(catalog: &Catalog<T>) -> Value 
         "source": {"file": catalog.source.file_name, "title": catalog.source.api_title, "version": catalog.source.api_version},
         "tools": tools,
         "toolsets": catalog.toolsets.iter().map(|t| json!({"name": t.name, "description": t.description, "tools": t.tools})).collect::<Vec<_>>(),
+        "exposure": exposure(catalog.server.exposure, catalog.tools.len()),
         "leftOut": left_out,
     })
+}
+
+/// The exposure served, and the one each client profile recommends for this many tools (T6).
+fn exposure(served: crate::overlay::Exposure, tools: usize) -> Value {
+    let recommended: serde_json::Map<String, Value> = crate::plan::exposure::PROFILES
+        .iter()
+        .map(|p| {
+            let (mode, why) = crate::plan::exposure::recommend(tools, p);
+            (p.name.to_owned(), json!({"exposure": mode.name(), "why": why}))
+        })
+        .collect();
+    json!({"served": served.name(), "recommended": recommended})
 }
 
 /// The tool's idempotency key and the guarantee it gives (R2, R6).

@@ -1,7 +1,7 @@
 //! Parameters that only choose how the upstream encodes its answer or takes an upload, not what
 //! it does: a JSONP callback, pretty-printing, the error format's version, a media-upload
 //! protocol (Google's standard parameters, on every operation of its 300 descriptions). The
-//! server sends JSON and reads JSON results against their output schemas (T8), so it leaves these
+//! server sends JSON and reads JSON results against their output schemas (T6), so it leaves these
 //! at the upstream's default and the model never reads them (T6). So is whom the upstream counts
 //! a call against (Google's `quotaUser`, "for quota purposes for server-side applications"): the
 //! operator's bookkeeping, not a choice a model makes. What changes the content (`fields`,

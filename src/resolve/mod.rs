@@ -301,6 +301,9 @@ pub struct Api {
     pub schemes: BTreeMap<String, SecurityScheme>,
     pub defs: Defs,
     pub skipped: Vec<Skipped>,
+    /// The document's tag descriptions, by tag name (what the tool search indexes beside each
+    /// operation's own text).
+    pub tags: BTreeMap<String, String>,
     /// The document's top-level `x-` keys (`x-mcp-server` carries intents kept in the spec).
     pub extensions: Map<String, Value>,
 }
@@ -315,6 +318,12 @@ struct Resolver<'d, 'r> {
     report: &'r mut Report,
     /// OAuth2 and OpenID Connect schemes: the ones whose requirements name scopes.
     oauth: BTreeSet<String>,
+}
+
+/// `tags: [{name, description}]`, where both are given.
+fn tag_descriptions(root: &Value) -> BTreeMap<String, String> {
+    let tags = root.get("tags").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    tags.iter().filter_map(|t| Some((text_at(t, "name")?, text_at(t, "description")?))).collect()
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -392,6 +401,7 @@ impl<'d> Resolver<'d, '_> {
             schemes,
             defs: std::mem::take(&mut self.table.defs),
             skipped,
+            tags: tag_descriptions(root),
             extensions: root
                 .as_object()
                 .map(|m| {

@@ -37,4 +37,6 @@ pub static SERVER: ServerDecl = ServerDecl {
             tools: crate::versions::v1::ALL,
         },
     ],
+    exposure: Exposure::Flat,
+    search: include_str!("../search.json"),
 };

@@ -47,4 +47,6 @@ pub static SERVER: ServerDecl = ServerDecl {
     ],
     contract_version: "v1",
     versions: &[],
+    exposure: Exposure::Flat,
+    search: include_str!("../search.json"),
 };
