@@ -69,8 +69,8 @@ fn every_write_takes_a_caller_key_and_reads_take_none() {
     assert_eq!(props["type"], "string");
     assert_eq!(props["maxLength"], 64);
     let text = props["description"].as_str().unwrap();
-    assert!(text.contains("Unique per intent") && text.contains("only to retry"), "{text}");
-    assert!(create.description.contains("within 24 h returns the first result"), "{}", create.description);
+    assert_eq!(text, "New UUID per intent; reuse only to retry (replays the first result for 24 h).");
+    assert!(!create.description.contains("idempotency_key"), "the rule is said once: {}", create.description);
     assert!(create.input_schema["required"].as_array().unwrap().iter().any(|r| r == "idempotency_key"));
     let key = create.key.as_ref().unwrap();
     assert_eq!(key.source, KeySource::Caller { arg: "idempotency_key".into() });

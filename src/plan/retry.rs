@@ -150,12 +150,8 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
             });
         }
         Some(Idempotency::Kind(KeyKind::Caller)) | None => {
-            caller_arg(tool, &defaults.forward);
-            tool.description = format!(
-                "{} Retry-safe: the same {KEY_ARG} within {} returns the first result.",
-                tool.description,
-                span(defaults.ttl_secs)
-            );
+            // The rule is said once, in the argument: the tool's description stays its purpose.
+            caller_arg(tool, &defaults.forward, defaults.ttl_secs);
             tool.key = Some(Key {
                 source: KeySource::Caller { arg: KEY_ARG.to_owned() },
                 ttl_secs: defaults.ttl_secs,
@@ -165,17 +161,19 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
     }
 }
 
-/// Unique per intent and reused only to retry it (R2); how long it is remembered is said once,
-/// in the tool's description (R5).
-const KEY_DESCRIPTION: &str = "Unique per intent (a UUID); reuse only to retry.";
+/// The key's rule, said once (R2, R5): unique per intent, reused only to retry, and how long
+/// the first result is replayed.
+fn key_description(ttl_secs: u64) -> String {
+    format!("New UUID per intent; reuse only to retry (replays the first result for {}).", span(ttl_secs))
+}
 
-fn key_schema() -> Value {
-    json!({"type": "string", "maxLength": 64, "description": KEY_DESCRIPTION})
+fn key_schema(ttl_secs: u64) -> Value {
+    json!({"type": "string", "maxLength": 64, "description": key_description(ttl_secs)})
 }
 
 /// The `idempotency_key` argument: the operation's own key parameter when it has one (the
 /// forward header, or an argument already named so), else a new one.
-fn caller_arg(tool: &mut Tool, forward: &Forward) {
+fn caller_arg(tool: &mut Tool, forward: &Forward, ttl_secs: u64) {
     let own = tool.args.iter().position(|a| a.name == KEY_ARG).or_else(|| {
         tool.args.iter().position(|a| match (&a.target, forward) {
             (Target::Header { name, .. }, Forward::Header(h)) => name.eq_ignore_ascii_case(h),
@@ -192,9 +190,9 @@ fn caller_arg(tool: &mut Tool, forward: &Forward) {
         arg.required = true;
         if let Value::Object(m) = &mut arg.schema {
             m.entry("maxLength").or_insert(json!(64));
-            m.insert("description".to_owned(), json!(KEY_DESCRIPTION));
+            m.insert("description".to_owned(), json!(key_description(ttl_secs)));
         } else {
-            arg.schema = key_schema();
+            arg.schema = key_schema(ttl_secs);
         }
         return;
     }
@@ -210,7 +208,7 @@ fn caller_arg(tool: &mut Tool, forward: &Forward) {
         Forward::Body(name) if tool.body.is_some() => Target::BodyField { name: name.clone() },
         Forward::Body(_) | Forward::None => Target::Local,
     };
-    tool.args.push(Arg { name: KEY_ARG.to_owned(), target, required: true, schema: key_schema() });
+    tool.args.push(Arg { name: KEY_ARG.to_owned(), target, required: true, schema: key_schema(ttl_secs) });
 }
 
 /// Where the API receives the key, e.g. `header Idempotency-Key`; `None` when it does not.

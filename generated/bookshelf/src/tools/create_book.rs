@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /books` (operationId `createBook`).
 use mcp_gen_runtime::decl::*;
-/// Add a book to the catalogue. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Add a book to the catalogue.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

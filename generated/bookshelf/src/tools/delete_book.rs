@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /books/{bookId}` (operationId `deleteBook`).
 use mcp_gen_runtime::decl::*;
-/// Remove a book from the catalogue. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Remove a book from the catalogue.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `PATCH /books/{bookId}` (operationId `updateBook`).
 use mcp_gen_runtime::decl::*;
-/// Change a book's details. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Change a book's details.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /v1/invoices`.
 use mcp_gen_runtime::decl::*;
-/// Create a draft invoice for a customer. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Create a draft invoice for a customer.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /v1/invoices/{invoice_id}/void`.
 use mcp_gen_runtime::decl::*;
-/// Void an open invoice; it stays on record but can no longer be paid. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Void an open invoice; it stays on record but can no longer be paid.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /pet` (operationId `addPet`).
 use mcp_gen_runtime::decl::*;
-/// Add a new pet to the store. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Add a new pet to the store.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

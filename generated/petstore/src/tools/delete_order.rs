@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /store/order/{orderId}` (operationId `deleteOrder`).
 use mcp_gen_runtime::decl::*;
-/// Delete purchase order by ID. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Delete purchase order by ID.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /pet/{petId}` (operationId `deletePet`).
 use mcp_gen_runtime::decl::*;
-/// Deletes a pet. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Deletes a pet.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /user/{username}` (operationId `deleteUser`).
 use mcp_gen_runtime::decl::*;
-/// Delete user. This can only be done by the logged in user. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Delete user. This can only be done by the logged in user.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

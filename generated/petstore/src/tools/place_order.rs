@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /store/order` (operationId `placeOrder`).
 use mcp_gen_runtime::decl::*;
-/// Place an order for a pet. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Place an order for a pet.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

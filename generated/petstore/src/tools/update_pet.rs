@@ -3,7 +3,7 @@
 //!
 //! Upstream: `PUT /pet` (operationId `updatePet`).
 use mcp_gen_runtime::decl::*;
-/// Update an existing pet. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Update an existing pet.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /pet/{petId}` (operationId `updatePetWithForm`).
 use mcp_gen_runtime::decl::*;
-/// Updates a pet in the store with form data. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Updates a pet in the store with form data.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /pet/{petId}/uploadImage` (operationId `uploadFile`).
 use mcp_gen_runtime::decl::*;
-/// Upload image of the pet. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Upload image of the pet.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

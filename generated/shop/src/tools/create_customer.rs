@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /customers` (operationId `createCustomer`).
 use mcp_gen_runtime::decl::*;
-/// Create a customer. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Create a customer.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

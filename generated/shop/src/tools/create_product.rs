@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /products` (operationId `createProduct`).
 use mcp_gen_runtime::decl::*;
-/// Create a product. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Create a product.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

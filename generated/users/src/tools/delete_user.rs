@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /users/manage` (operationId `manageUser`).
 use mcp_gen_runtime::decl::*;
-/// Delete a user; their content stays in the workspace. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Delete a user; their content stays in the workspace.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

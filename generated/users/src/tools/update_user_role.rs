@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /users/manage` (operationId `manageUser`).
 use mcp_gen_runtime::decl::*;
-/// Change the role of a user. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Change the role of a user.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /withdrawals` (operationId `createWithdrawal`).
 use mcp_gen_runtime::decl::*;
-/// Requests a withdrawal from a customer's balance to their bank account; it waits for review. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Requests a withdrawal from a customer's balance to their bank account; it waits for review.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /withdrawals/{id}/actions` (operationId `withdrawalAction`).
 use mcp_gen_runtime::decl::*;
-/// Rejects a withdrawal that is pending review; the balance is kept. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Rejects a withdrawal that is pending review; the balance is kept.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

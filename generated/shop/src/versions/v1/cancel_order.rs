@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /orders/{orderId}/cancel` (operationId `cancelOrder`).
 use mcp_gen_runtime::decl::*;
-/// Cancel an order that has not shipped. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Cancel an order that has not shipped.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /orders` (operationId `createOrder`).
 use mcp_gen_runtime::decl::*;
-/// Places an order for the given products, shipped to the address. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Places an order for the given products, shipped to the address.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /coupons/{couponId}` (operationId `deleteCoupon`).
 use mcp_gen_runtime::decl::*;
-/// Delete a coupon. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Delete a coupon.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `PATCH /products/{productId}` (operationId `updateProduct`).
 use mcp_gen_runtime::decl::*;
-/// Change a product. Retry-safe: the same idempotency_key within 24 h returns the first result.
+/// Change a product.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
