@@ -27,6 +27,8 @@ pub mod codes {
     pub const EMPTY_CATALOG: &str = "empty-catalog";
     pub const OUTPUT_TRIMMED: &str = "output-schema-trimmed";
     pub const INJECTION: &str = "D3-injection";
+    /// An argument that asks for the agent's own state (I6), left out or refused.
+    pub const AGENT_INTERNALS: &str = "I6-agent-internals";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -1,5 +1,6 @@
 //! I6: argument names describe the data, never the agent's internals (system_prompt,
-//! conversation_history, full_context): asking for those invites the model to leak them.
+//! conversation_history, full_context): asking for those invites the model to leak them. The
+//! plan leaves such arguments out unless the overlay keeps one; this warns about those kept.
 
 use super::{Context, Rule};
 use crate::diag::Diagnostic;
@@ -7,23 +8,6 @@ use crate::diag::Diagnostic;
 pub struct ParamNames;
 
 pub const CODE: &str = "I6-param-names";
-const AGENT_INTERNALS: &[&str] = &[
-    "system_prompt",
-    "prompt_history",
-    "conversation",
-    "conversation_history",
-    "chat_history",
-    "full_context",
-    "context_window",
-    "previous_messages",
-    "all_messages",
-    "instructions_so_far",
-    "agent_memory",
-    "scratchpad",
-    "reasoning",
-    "chain_of_thought",
-    "hidden_context",
-];
 
 impl Rule for ParamNames {
     fn code(&self) -> &'static str {
@@ -33,8 +17,8 @@ impl Rule for ParamNames {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for tool in &ctx.catalog.tools {
             for arg in &tool.args {
-                let snake = heck::ToSnakeCase::to_snake_case(arg.name.as_str());
-                if AGENT_INTERNALS.contains(&snake.as_str()) {
+                let description = arg.schema.get("description").and_then(serde_json::Value::as_str);
+                if crate::plan::internals::asks_for_internals(&arg.name, description) {
                     out.push(
                         ctx.at_tool(
                             Diagnostic::warning(

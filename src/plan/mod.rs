@@ -11,6 +11,7 @@ pub mod exposure;
 mod ids;
 pub(crate) use ids::names_new_item;
 pub mod intent;
+pub mod internals;
 pub mod merge;
 pub mod naming;
 pub mod operations;
@@ -644,6 +645,7 @@ fn tool(api: &Api, draft: &Draft<'_>, name: String, said: &str, intents: &Intent
         intent::apply(&mut tool, i, &api.defs, report);
         deprecation::apply(&mut tool, &i.overlay, &i.file, &i.pointer, report);
     }
+    internals::leave_out(&mut tool, draft.intent.map(|i| &i.overlay.params), &api.file, &op.pointer, report);
     // A merged tool's arguments each go to the operation the call chooses: kept as they are.
     if draft.merged().is_none() {
         intent::fix_only_values(&mut tool, &api.defs);
