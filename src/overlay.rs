@@ -109,6 +109,10 @@ pub struct Defaults {
     /// state-changing tool is then destructive, and every one that sends something outside the
     /// API (a message, a mail, a payment, a publication) open-world.
     pub annotations: Option<AnnotationProfile>,
+    /// The most o200k_base tokens of one result the model reads: a list over it is cut at an
+    /// item boundary (the rest a next-page handle away where the tool pages), an object leaves
+    /// out its largest optional parts. 8000 when absent; at least 500.
+    pub max_result_tokens: Option<u32>,
 }
 
 /// `defaults.annotations`.
@@ -267,6 +271,8 @@ pub struct ToolOverlay {
     /// ids), so a known, reviewed finding does not hide new ones.
     #[serde(default)]
     pub allow: Vec<String>,
+    /// This tool's result budget in tokens, instead of `defaults.max_result_tokens`.
+    pub max_result_tokens: Option<u32>,
     /// The tool is on its way out (CONTRACT V3): served until the end of `until` (UTC) with a
     /// description that points to `use`, then no longer listed or run.
     pub deprecated: Option<Deprecation>,
@@ -449,6 +455,8 @@ pub struct Intents {
     pub keys: KeyDefaults,
     /// `defaults.handle_ttl` in seconds, when the overlay sets it.
     pub handle_ttl_secs: Option<u64>,
+    /// `defaults.max_result_tokens`, checked.
+    pub result_budget: Option<u32>,
     /// `defaults.detect_pagination: false`: only `paginate` entries page with handles.
     pub no_detected_pagination: bool,
     /// `defaults.annotations`.
@@ -714,6 +722,12 @@ fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents,
         }
     }
     intents.no_detected_pagination = overlay.defaults.detect_pagination == Some(false);
+    if let Some(budget) = overlay.defaults.max_result_tokens {
+        match check_budget(budget) {
+            Some(b) => intents.result_budget = Some(b),
+            None => report.push(budget_error(budget).at(file, "/defaults/max_result_tokens")),
+        }
+    }
     intents.annotation_profile = overlay.defaults.annotations.unwrap_or_default();
     if let Some(ttl) = &overlay.defaults.handle_ttl {
         match handle_ttl(ttl) {
@@ -919,6 +933,20 @@ fn merged_routes(
             route: k + 1,
         });
     }
+}
+
+/// Results the model reads are held to this many tokens unless the overlay says otherwise.
+pub const DEFAULT_RESULT_BUDGET: u32 = 8_000;
+/// A smaller budget leaves no room for a result beside the note that says what was left out.
+const MIN_RESULT_BUDGET: u32 = 500;
+
+pub fn check_budget(tokens: u32) -> Option<u32> {
+    (tokens >= MIN_RESULT_BUDGET).then_some(tokens)
+}
+
+pub fn budget_error(tokens: u32) -> Diagnostic {
+    Diagnostic::error(codes::OVERLAY, format!("max_result_tokens {tokens} is too small for a result"))
+        .with_help(format!("give at least {MIN_RESULT_BUDGET} tokens (8000 is the default)"))
 }
 
 /// A toolset name becomes one path segment of its endpoint.

@@ -130,6 +130,8 @@ pub struct ToolDecl {
     pub long_running: Option<LongRunning>,
     /// When the tool stops being served (a deprecation window, CONTRACT V3).
     pub sunset: Option<SunsetDecl>,
+    /// The most o200k_base tokens of one result the model reads (`budget.rs`).
+    pub result_budget: u32,
 }
 
 /// The end of a deprecated tool's window: after it the tool is no longer listed, and a call

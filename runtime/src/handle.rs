@@ -79,8 +79,10 @@ impl HandleKey {
 /// What a handle stands for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Opened {
-    /// The upstream's cursor, as the upstream returned it.
+    /// The upstream's cursor, as the upstream returned it (`null`: the first page).
     pub cursor: Value,
+    /// Items of that page already shown: a page cut to fit the result budget goes on here.
+    pub skip: usize,
 }
 
 /// What a handle says of its caller: a digest. Handles are signed, not encrypted: their holder
@@ -93,7 +95,24 @@ fn bound_caller(caller: &str) -> String {
 
 /// Signs `cursor` for `tool` and `caller`, valid until `expires_ms`.
 pub fn mint(key: &HandleKey, tool: &str, caller: &str, expires_ms: u64, cursor: &Value) -> Result<String, ToolError> {
-    let payload = json!({"t": tool, "c": bound_caller(caller), "e": expires_ms / 1000, "v": cursor}).to_string();
+    seal(key, json!({"t": tool, "c": bound_caller(caller), "e": expires_ms / 1000, "v": cursor}))
+}
+
+/// Signs the rest of a page cut to fit the result budget: the page's own cursor (`null` for the
+/// first page) and how many of its items were shown.
+pub fn mint_continuation(
+    key: &HandleKey,
+    tool: &str,
+    caller: &str,
+    expires_ms: u64,
+    cursor: &Value,
+    skip: usize,
+) -> Result<String, ToolError> {
+    seal(key, json!({"t": tool, "c": bound_caller(caller), "e": expires_ms / 1000, "v": cursor, "s": skip}))
+}
+
+fn seal(key: &HandleKey, payload: Value) -> Result<String, ToolError> {
+    let payload = payload.to_string();
     let tag = key.tag(payload.as_bytes());
     let handle = format!("{PREFIX}{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag));
     if handle.len() > MAX_LEN {
@@ -136,8 +155,9 @@ pub fn open(
         )
         .field(arg)
     };
-    let cursor = open_with(key, tool, caller, now_ms, handle, refused, expired)?;
-    Ok(Opened { cursor })
+    let fields = open_fields(key, tool, caller, now_ms, handle, refused, expired)?;
+    let skip = fields.get("s").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok()).unwrap_or(0);
+    Ok(Opened { cursor: fields.get("v").cloned().unwrap_or(Value::Null), skip })
 }
 
 /// Opens a handle minted for `tool` and `caller`: the value it holds, or the error `refused`
@@ -151,6 +171,20 @@ pub fn open_with(
     refused: impl Fn() -> ToolError,
     expired: impl FnOnce() -> ToolError,
 ) -> Result<Value, ToolError> {
+    let fields = open_fields(key, tool, caller, now_ms, handle, refused, expired)?;
+    Ok(fields.get("v").cloned().unwrap_or(Value::Null))
+}
+
+/// [`open_with`]'s checks, and every field the handle holds.
+fn open_fields(
+    key: &HandleKey,
+    tool: &str,
+    caller: &str,
+    now_ms: u64,
+    handle: &str,
+    refused: impl Fn() -> ToolError,
+    expired: impl FnOnce() -> ToolError,
+) -> Result<Map<String, Value>, ToolError> {
     let body = handle.strip_prefix(PREFIX).filter(|_| handle.len() <= MAX_LEN).ok_or_else(&refused)?;
     let (payload, tag) = body.split_once('.').ok_or_else(&refused)?;
     let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| refused())?;
@@ -169,23 +203,29 @@ pub fn open_with(
     if now_ms / 1000 >= expires {
         return Err(expired());
     }
-    Ok(fields.get("v").cloned().unwrap_or(Value::Null))
+    Ok(fields)
 }
 
-/// A call's arguments with the handle in the cursor argument opened to the upstream's cursor.
+/// A call's arguments with the handle in the cursor argument opened to the upstream's cursor;
+/// the number of that page's items already shown (0 but for the rest of a cut page).
 pub fn open_arguments(
     key: &HandleKey,
     tool: &ToolDecl,
     caller: &str,
     now_ms: u64,
     args: &mut Map<String, Value>,
-) -> Result<(), ToolError> {
-    let Some(h) = &tool.handle else { return Ok(()) };
-    let Some(given) = args.get(h.cursor) else { return Ok(()) };
-    let Some(text) = given.as_str() else { return Ok(()) };
+) -> Result<usize, ToolError> {
+    let Some(h) = &tool.handle else { return Ok(0) };
+    let Some(given) = args.get(h.cursor) else { return Ok(0) };
+    let Some(text) = given.as_str() else { return Ok(0) };
     let opened = open(key, tool.name, caller, now_ms, h.cursor, text)?;
-    args.insert(h.cursor.to_owned(), opened.cursor);
-    Ok(())
+    // The rest of a cut first page is the first page again: no cursor.
+    if opened.cursor.is_null() {
+        args.remove(h.cursor);
+    } else {
+        args.insert(h.cursor.to_owned(), opened.cursor);
+    }
+    Ok(opened.skip)
 }
 
 /// The result with the upstream's next cursor (at `next`) replaced by a handle; `null` or a

@@ -800,10 +800,13 @@ impl Handler {
             Ok(a) => a,
             Err(e) => return e.into_result(),
         };
-        // A next-page handle back to the upstream's cursor, for its own tool and caller (H1, H4).
-        if let Err(e) = handle::open_arguments(&self.0.handle_key, entry.decl, &call.caller, clock(), &mut args) {
-            return e.into_result();
-        }
+        // A next-page handle back to the upstream's cursor, for its own tool and caller (H1, H4),
+        // and how many of that page's items a cut result already showed.
+        let skip = match handle::open_arguments(&self.0.handle_key, entry.decl, &call.caller, clock(), &mut args) {
+            Ok(skip) => skip,
+            Err(e) => return e.into_result(),
+        };
+        let page = entry.decl.handle.map(|h| args.get(h.cursor).cloned().unwrap_or(Value::Null));
         // A merged tool's call goes to the operation its arguments choose (overlay `merge`).
         let route = match route::choose(entry.decl, &args) {
             Ok(r) => r,
@@ -811,7 +814,9 @@ impl Handler {
         };
         let guard = self.0.guard.as_ref().filter(|_| !entry.read_only());
         let Some(guard) = guard else {
-            return self.perform(entry, route, args, call, None).await.0;
+            let result = self.perform(entry, route, args, call, None).await.0;
+            // Reads are held to the result budget; a write's result is its record, replayed whole.
+            return if entry.read_only() { self.fit(entry, &call.caller, page, skip, result) } else { result };
         };
         let started = Instant::now();
         let keyed = entry
@@ -865,6 +870,56 @@ impl Handler {
             tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
         }
         result
+    }
+
+    /// A read's result within the tool's budget (`budget.rs`): the items a cut page already
+    /// showed skipped, a list over budget cut with a handle to the rest of its page, an object's
+    /// largest optional parts left out; a note says what.
+    fn fit(
+        &self,
+        entry: &Entry,
+        caller: &str,
+        page: Option<Value>,
+        skip: usize,
+        mut result: CallToolResult,
+    ) -> CallToolResult {
+        if result.is_error == Some(true) {
+            return result;
+        }
+        let Some(mut value) = result.structured_content.take() else { return result };
+        if skip > 0 {
+            crate::budget::skip(&mut value, skip);
+        }
+        let budget = entry.decl.result_budget as usize;
+        let fitted = crate::budget::fit(&mut value, budget, &crate::budget::required(entry.output.as_ref()));
+        let mut next = None;
+        if let (crate::budget::Fitted::Cut { kept, .. }, Some(h), Some(page)) = (&fitted, entry.decl.handle, page) {
+            let expires = clock().saturating_add(h.ttl_secs.saturating_mul(1000));
+            let handle = match handle::mint_continuation(
+                &self.0.handle_key,
+                entry.decl.name,
+                caller,
+                expires,
+                &page,
+                skip + kept,
+            ) {
+                Ok(handle) => handle,
+                Err(e) => return e.into_result(),
+            };
+            // The rest of this page comes before the upstream's next one.
+            if let Some(slot) = value.pointer_mut(h.next) {
+                *slot = Value::String(handle);
+                next = Some(h.cursor);
+            }
+        }
+        let note = crate::budget::note(&fitted, budget, next);
+        let mut out = CallToolResult::structured(value);
+        out.meta = result.meta;
+        if let Some(note) = note {
+            tracing::info!(tool = entry.decl.name, budget, note = %note, "result fitted to its budget");
+            out.content.push(rmcp::model::ContentBlock::text(note));
+        }
+        out
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1308,6 +1363,7 @@ mod tests {
             asks: &[],
             long_running: None,
             sunset,
+            result_budget: 8_000,
         }
     }
 

@@ -5,6 +5,7 @@
 pub mod approval;
 mod ask;
 mod auth;
+mod budget;
 mod cli;
 pub mod decl;
 mod discover;

@@ -98,6 +98,7 @@ mod tests {
             asks: &[],
             long_running: None,
             sunset: None,
+            result_budget: 8_000,
         }
     }
 

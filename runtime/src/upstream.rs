@@ -742,6 +742,7 @@ mod tests {
         asks: &[],
         long_running: None,
         sunset: None,
+        result_budget: 8_000,
     };
 
     static APPROVE: ToolDecl = ToolDecl {
@@ -770,6 +771,7 @@ mod tests {
         asks: &[],
         long_running: None,
         sunset: None,
+        result_budget: 8_000,
     };
 
     #[test]
@@ -828,6 +830,7 @@ mod tests {
             asks: &[],
             long_running: None,
             sunset: None,
+            result_budget: 8_000,
         };
         // "\x89PNG" base64-encoded.
         let args = json!({"petId": 1, "file": "iVBORw==", "caption": "a \"cat\"", "meta": {"k": 1}});
@@ -864,6 +867,7 @@ mod tests {
             asks: &[],
             long_running: None,
             sunset: None,
+            result_budget: 8_000,
         };
         let req = build(&RAW, json!({"body": "JVBERi0="}).as_object().unwrap(), "http://up", vec![]).unwrap();
         assert_eq!(req.body.unwrap(), ("application/pdf".to_owned(), b"%PDF-".to_vec()));

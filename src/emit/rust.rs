@@ -323,6 +323,7 @@ pub(crate) fn decl(
         }
         None => quote!(None),
     };
+    let budget = Literal::u32_unsuffixed(route.result_budget);
     quote! {
         ToolDecl {
             name: #name,
@@ -343,6 +344,7 @@ pub(crate) fn decl(
             asks: &[#(#asks),*],
             long_running: #long_running,
             sunset: #sunset,
+            result_budget: #budget,
         }
     }
 }

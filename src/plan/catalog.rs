@@ -156,6 +156,8 @@ pub struct Tool {
     /// What the tool search indexes about the tool: far more than the model is shown
     /// (`search_text::fill`).
     pub search_text: String,
+    /// The most tokens of one result the model reads (overlay `max_result_tokens`).
+    pub result_budget: u32,
 }
 
 /// A tool's part in long-running operations.

@@ -628,6 +628,7 @@ fn tool(api: &Api, draft: &Draft<'_>, name: String, said: &str, intents: &Intent
         sunset: None,
         aliases: Vec::new(),
         search_text: String::new(),
+        result_budget: crate::overlay::DEFAULT_RESULT_BUDGET,
         name_rule: String::new(),
         name,
     };
@@ -646,6 +647,16 @@ fn tool(api: &Api, draft: &Draft<'_>, name: String, said: &str, intents: &Intent
         deprecation::apply(&mut tool, &i.overlay, &i.file, &i.pointer, report);
     }
     internals::leave_out(&mut tool, draft.intent.map(|i| &i.overlay.params), &api.file, &op.pointer, report);
+    tool.result_budget = match draft.intent.and_then(|i| i.overlay.max_result_tokens.map(|b| (i, b))) {
+        Some((i, b)) => crate::overlay::check_budget(b).unwrap_or_else(|| {
+            report.push(
+                crate::overlay::budget_error(b)
+                    .at(&i.file, crate::diag::join_pointer(&i.pointer, "max_result_tokens")),
+            );
+            crate::overlay::DEFAULT_RESULT_BUDGET
+        }),
+        None => intents.result_budget.unwrap_or(crate::overlay::DEFAULT_RESULT_BUDGET),
+    };
     // A merged tool's arguments each go to the operation the call chooses: kept as they are.
     if draft.merged().is_none() {
         intent::fix_only_values(&mut tool, &api.defs);

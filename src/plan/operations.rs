@@ -132,6 +132,7 @@ fn status_tool(name: &str) -> Tool {
         sunset: None,
         aliases: Vec::new(),
         search_text: String::new(),
+        result_budget: crate::overlay::DEFAULT_RESULT_BUDGET,
     }
 }
 

@@ -31,4 +31,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     asks: &[],
     long_running: Some(LongRunning::Follows),
     sunset: None,
+    result_budget: 8000,
 };

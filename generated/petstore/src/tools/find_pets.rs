@@ -37,6 +37,7 @@ pub const TOOL: ToolDecl = ToolDecl {
     asks: &[],
     long_running: None,
     sunset: None,
+    result_budget: 8000,
 };
 /// `find_pets`, operation 2: `GET /pet/findByTags` (operationId `findPetsByTags`).
 const ROUTE_2: ToolDecl = ToolDecl {
@@ -70,4 +71,5 @@ const ROUTE_2: ToolDecl = ToolDecl {
     asks: &[],
     long_running: None,
     sunset: None,
+    result_budget: 8000,
 };

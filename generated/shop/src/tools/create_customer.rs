@@ -53,4 +53,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     asks: &[],
     long_running: None,
     sunset: None,
+    result_budget: 8000,
 };

@@ -39,4 +39,5 @@ pub const TOOL: ToolDecl = ToolDecl {
         until_ms: 1830297599999,
         use_instead: Some("get_user"),
     }),
+    result_budget: 8000,
 };

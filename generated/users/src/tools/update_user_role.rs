@@ -64,4 +64,5 @@ pub const TOOL: ToolDecl = ToolDecl {
     ],
     long_running: None,
     sunset: None,
+    result_budget: 8000,
 };
