@@ -69,8 +69,12 @@ fn every_write_takes_a_caller_key_and_reads_take_none() {
     assert_eq!(props["type"], "string");
     assert_eq!(props["maxLength"], 64);
     let text = props["description"].as_str().unwrap();
-    assert_eq!(text, "New UUID per intent; reuse only to retry (replays the first result for 24 h).");
-    assert!(!create.description.contains("idempotency_key"), "the rule is said once: {}", create.description);
+    assert_eq!(text, "New UUID per intent; reuse only to retry.");
+    assert!(
+        create.description.ends_with(" Retry-safe for 24 h with the same idempotency_key."),
+        "{}",
+        create.description
+    );
     assert!(create.input_schema["required"].as_array().unwrap().iter().any(|r| r == "idempotency_key"));
     let key = create.key.as_ref().unwrap();
     assert_eq!(key.source, KeySource::Caller { arg: "idempotency_key".into() });
@@ -121,7 +125,7 @@ tools:
         .unwrap();
     let create = tool(&body, "create_transfer");
     assert_eq!(key_arg(create).unwrap().target, Target::BodyField { name: "request_id".into() });
-    assert!(create.description.contains("within 90 min"), "{}", create.description);
+    assert!(create.description.contains("Retry-safe for 90 min"), "{}", create.description);
     let none = compile(Some("mcp-gen: 1\ndefaults: { idempotency_forward: none }\n")).unwrap();
     let create = tool(&none, "create_transfer");
     assert_eq!(key_arg(create).unwrap().target, Target::Local);

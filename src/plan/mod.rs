@@ -650,8 +650,7 @@ fn tool(api: &Api, draft: &Draft<'_>, name: String, said: &str, intents: &Intent
     tool.result_budget = match draft.intent.and_then(|i| i.overlay.max_result_tokens.map(|b| (i, b))) {
         Some((i, b)) => crate::overlay::check_budget(b).unwrap_or_else(|| {
             report.push(
-                crate::overlay::budget_error(b)
-                    .at(&i.file, crate::diag::join_pointer(&i.pointer, "max_result_tokens")),
+                crate::overlay::budget_error(b).at(&i.file, crate::diag::join_pointer(&i.pointer, "max_result_tokens")),
             );
             crate::overlay::DEFAULT_RESULT_BUDGET
         }),

@@ -150,8 +150,11 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
             });
         }
         Some(Idempotency::Kind(KeyKind::Caller)) | None => {
-            // The rule is said once, in the argument: the tool's description stays its purpose.
-            caller_arg(tool, &defaults.forward, defaults.ttl_secs);
+            // The rule once, in few words (R2, R5): the window in the tool's description, how to
+            // use the key in the argument's; 24 o200k tokens together.
+            caller_arg(tool, &defaults.forward);
+            tool.description =
+                format!("{} Retry-safe for {} with the same {KEY_ARG}.", tool.description, span(defaults.ttl_secs));
             tool.key = Some(Key {
                 source: KeySource::Caller { arg: KEY_ARG.to_owned() },
                 ttl_secs: defaults.ttl_secs,
@@ -161,19 +164,16 @@ pub fn plan(tool: &mut Tool, defaults: &KeyDefaults, report: &mut Report) {
     }
 }
 
-/// The key's rule, said once (R2, R5): unique per intent, reused only to retry, and how long
-/// the first result is replayed.
-fn key_description(ttl_secs: u64) -> String {
-    format!("New UUID per intent; reuse only to retry (replays the first result for {}).", span(ttl_secs))
-}
+/// How to use the key (R2); the window is in the tool's description (R5).
+const KEY_DESCRIPTION: &str = "New UUID per intent; reuse only to retry.";
 
-fn key_schema(ttl_secs: u64) -> Value {
-    json!({"type": "string", "maxLength": 64, "description": key_description(ttl_secs)})
+fn key_schema() -> Value {
+    json!({"type": "string", "maxLength": 64, "description": KEY_DESCRIPTION})
 }
 
 /// The `idempotency_key` argument: the operation's own key parameter when it has one (the
 /// forward header, or an argument already named so), else a new one.
-fn caller_arg(tool: &mut Tool, forward: &Forward, ttl_secs: u64) {
+fn caller_arg(tool: &mut Tool, forward: &Forward) {
     let own = tool.args.iter().position(|a| a.name == KEY_ARG).or_else(|| {
         tool.args.iter().position(|a| match (&a.target, forward) {
             (Target::Header { name, .. }, Forward::Header(h)) => name.eq_ignore_ascii_case(h),
@@ -190,9 +190,9 @@ fn caller_arg(tool: &mut Tool, forward: &Forward, ttl_secs: u64) {
         arg.required = true;
         if let Value::Object(m) = &mut arg.schema {
             m.entry("maxLength").or_insert(json!(64));
-            m.insert("description".to_owned(), json!(key_description(ttl_secs)));
+            m.insert("description".to_owned(), json!(KEY_DESCRIPTION));
         } else {
-            arg.schema = key_schema(ttl_secs);
+            arg.schema = key_schema();
         }
         return;
     }
@@ -208,7 +208,7 @@ fn caller_arg(tool: &mut Tool, forward: &Forward, ttl_secs: u64) {
         Forward::Body(name) if tool.body.is_some() => Target::BodyField { name: name.clone() },
         Forward::Body(_) | Forward::None => Target::Local,
     };
-    tool.args.push(Arg { name: KEY_ARG.to_owned(), target, required: true, schema: key_schema(ttl_secs) });
+    tool.args.push(Arg { name: KEY_ARG.to_owned(), target, required: true, schema: key_schema() });
 }
 
 /// Where the API receives the key, e.g. `header Idempotency-Key`; `None` when it does not.

@@ -55,6 +55,18 @@ pub const ID_RULES: &[Rule] = &[
         read: |id, _| namespaced(id),
     },
     Rule {
+        name: "namespaced_kebab",
+        doc: "a write's `namespace/verb-object` id whose verb is on no list (`issues/pin-comment`, `actions/force-cancel-workflow-run`): in that convention the first word after the slash is the verb",
+        examples: &[(
+            "PUT /repos/{owner}/{repo}/issues/comments/{comment_id}/pin",
+            "issues/pin-comment",
+            "pin_issue_comment",
+        )],
+        // A read names what it returns (`teams/external-idp-group-info-for-org`,
+        // `search/issues-and-pull-requests`): the read rules name those.
+        read: |id, op| if matches!(op.method, Method::Get | Method::Head) { None } else { namespaced_kebab(id) },
+    },
+    Rule {
         name: "noun_verb",
         doc: "an Azure-style `Group_Method` id (`ManagementPolicies_CreateOrUpdate`, `Users_GetById`)",
         examples: &[("GET /users/{id}", "Users_GetById", "get_user_by_id")],
@@ -978,6 +990,31 @@ fn namespaced(id: &str) -> Option<String> {
     verb_first(&verb, namespace, &last[used..])
 }
 
+/// GitHub's convention, `namespace/verb-object` in kebab case, for verbs on no list: the first
+/// word after the slash is the verb; a modifier and the known verb after it are one
+/// (`force-cancel`). No other document of the corpus writes its ids so.
+/// Words that lead a verb rather than name one (`force-cancel`, `bulk-delete`).
+const VERB_MODIFIERS: &[&str] = &["force", "bulk", "batch"];
+
+fn namespaced_kebab(id: &str) -> Option<String> {
+    let (namespace, last) = id.split_once('/')?;
+    let kebab = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if !kebab(namespace) || !kebab(last) || !last.contains('-') {
+        return None;
+    }
+    let words: Vec<String> = last.split('-').map(str::to_owned).collect();
+    if words.iter().any(String::is_empty) || words[0].chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let (verb, used) = match words.get(1) {
+        Some(second) if words.len() > 2 && VERB_MODIFIERS.contains(&words[0].as_str()) && is_verb(second) => {
+            (format!("{}_{second}", words[0]), 2)
+        }
+        _ => (words[0].clone(), 1),
+    };
+    verb_first(&verb, &[snake_words(namespace)], &words[used..])
+}
+
 /// `admin.apps.approve` → `[[admin], [apps], [approve]]`, each part's words in snake case.
 fn method_parts(id: &str) -> Vec<Vec<String>> {
     id.split(['.', '/']).map(snake_words).filter(|words| !words.is_empty()).collect()
@@ -1704,6 +1741,20 @@ mod tests {
         ];
         for (id, method, path, want) in cases {
             assert_eq!(restated(id, method, path).as_deref(), want, "{id}");
+        }
+    }
+
+    #[test]
+    fn kebab_namespaced_ids_put_an_unlisted_verb_first() {
+        for (id, want) in [
+            ("issues/pin-comment", Some("pin_issue_comment")),
+            ("actions/force-cancel-workflow-run", Some("force_cancel_action_workflow_run")),
+            ("apps/scope-token", Some("scope_app_token")),
+            ("issues/list", None),
+            ("pets/Pet-By-Id", None),
+            ("v2/2-things", None),
+        ] {
+            assert_eq!(namespaced_kebab(id).as_deref(), want, "{id}");
         }
     }
 

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /books/{bookId}/borrow`.
 use mcp_gen_runtime::decl::*;
-/// Borrow a book. Lends the book to a member until the due date.
+/// Borrow a book. Lends the book to a member until the due date. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

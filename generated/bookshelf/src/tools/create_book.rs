@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /books` (operationId `createBook`).
 use mcp_gen_runtime::decl::*;
-/// Add a book to the catalogue.
+/// Add a book to the catalogue. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

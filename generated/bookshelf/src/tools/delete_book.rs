@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /books/{bookId}` (operationId `deleteBook`).
 use mcp_gen_runtime::decl::*;
-/// Remove a book from the catalogue.
+/// Remove a book from the catalogue. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

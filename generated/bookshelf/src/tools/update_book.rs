@@ -3,7 +3,7 @@
 //!
 //! Upstream: `PATCH /books/{bookId}` (operationId `updateBook`).
 use mcp_gen_runtime::decl::*;
-/// Change a book's details.
+/// Change a book's details. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /v1/invoices`.
 use mcp_gen_runtime::decl::*;
-/// Create a draft invoice for a customer.
+/// Create a draft invoice for a customer. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /v1/invoices/{invoice_id}/pdf`.
 use mcp_gen_runtime::decl::*;
-/// Render the invoice as a PDF document. It may run on after the call returns: then follow it with get_operation_status until its status is completed.
+/// Render the invoice as a PDF document. Retry-safe for 24 h with the same idempotency_key. It may run on after the call returns: then follow it with get_operation_status until its status is completed.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /v1/invoices/{invoice_id}/void`.
 use mcp_gen_runtime::decl::*;
-/// Void an open invoice; it stays on record but can no longer be paid.
+/// Void an open invoice; it stays on record but can no longer be paid. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /pet` (operationId `addPet`).
 use mcp_gen_runtime::decl::*;
-/// Add a new pet to the store.
+/// Add a new pet to the store. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

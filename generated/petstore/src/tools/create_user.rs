@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /user` (operationId `createUser`).
 use mcp_gen_runtime::decl::*;
-/// Create user. This can only be done by the logged in user.
+/// Create user. This can only be done by the logged in user. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

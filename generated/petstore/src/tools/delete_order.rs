@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /store/order/{orderId}` (operationId `deleteOrder`).
 use mcp_gen_runtime::decl::*;
-/// Delete purchase order by ID.
+/// Delete purchase order by ID. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /pet/{petId}` (operationId `deletePet`).
 use mcp_gen_runtime::decl::*;
-/// Deletes a pet.
+/// Deletes a pet. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /user/{username}` (operationId `deleteUser`).
 use mcp_gen_runtime::decl::*;
-/// Delete user. This can only be done by the logged in user.
+/// Delete user. This can only be done by the logged in user. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

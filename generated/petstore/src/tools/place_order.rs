@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /store/order` (operationId `placeOrder`).
 use mcp_gen_runtime::decl::*;
-/// Place an order for a pet.
+/// Place an order for a pet. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

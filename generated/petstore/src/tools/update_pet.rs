@@ -3,7 +3,7 @@
 //!
 //! Upstream: `PUT /pet` (operationId `updatePet`).
 use mcp_gen_runtime::decl::*;
-/// Update an existing pet.
+/// Update an existing pet. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

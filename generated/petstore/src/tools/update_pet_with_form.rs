@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /pet/{petId}` (operationId `updatePetWithForm`).
 use mcp_gen_runtime::decl::*;
-/// Updates a pet in the store with form data.
+/// Updates a pet in the store with form data. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

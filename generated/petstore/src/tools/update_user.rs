@@ -3,7 +3,7 @@
 //!
 //! Upstream: `PUT /user/{username}` (operationId `updateUser`).
 use mcp_gen_runtime::decl::*;
-/// Update user. This can only be done by the logged in user.
+/// Update user. This can only be done by the logged in user. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

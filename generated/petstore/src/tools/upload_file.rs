@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /pet/{petId}/uploadImage` (operationId `uploadFile`).
 use mcp_gen_runtime::decl::*;
-/// Upload image of the pet.
+/// Upload image of the pet. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

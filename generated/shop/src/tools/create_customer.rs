@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /customers` (operationId `createCustomer`).
 use mcp_gen_runtime::decl::*;
-/// Create a customer.
+/// Create a customer. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /products` (operationId `createProduct`).
 use mcp_gen_runtime::decl::*;
-/// Create a product.
+/// Create a product. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

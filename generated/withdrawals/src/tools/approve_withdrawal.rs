@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /withdrawals/{id}/actions` (operationId `withdrawalAction`).
 use mcp_gen_runtime::decl::*;
-/// Approves a withdrawal that is pending review; the money is sent.
+/// Approves a withdrawal that is pending review; the money is sent. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

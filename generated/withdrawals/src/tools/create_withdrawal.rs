@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /withdrawals` (operationId `createWithdrawal`).
 use mcp_gen_runtime::decl::*;
-/// Requests a withdrawal from a customer's balance to their bank account; it waits for review.
+/// Requests a withdrawal from a customer's balance to their bank account; it waits for review. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

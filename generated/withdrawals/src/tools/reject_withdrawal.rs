@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /withdrawals/{id}/actions` (operationId `withdrawalAction`).
 use mcp_gen_runtime::decl::*;
-/// Rejects a withdrawal that is pending review; the balance is kept.
+/// Rejects a withdrawal that is pending review; the balance is kept. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /orders/{orderId}/cancel` (operationId `cancelOrder`).
 use mcp_gen_runtime::decl::*;
-/// Cancel an order that has not shipped.
+/// Cancel an order that has not shipped. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

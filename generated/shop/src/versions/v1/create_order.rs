@@ -3,7 +3,7 @@
 //!
 //! Upstream: `POST /orders` (operationId `createOrder`).
 use mcp_gen_runtime::decl::*;
-/// Places an order for the given products, shipped to the address.
+/// Places an order for the given products, shipped to the address. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `DELETE /coupons/{couponId}` (operationId `deleteCoupon`).
 use mcp_gen_runtime::decl::*;
-/// Delete a coupon.
+/// Delete a coupon. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; destructive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {

@@ -3,7 +3,7 @@
 //!
 //! Upstream: `PATCH /products/{productId}` (operationId `updateProduct`).
 use mcp_gen_runtime::decl::*;
-/// Change a product.
+/// Change a product. Retry-safe for 24 h with the same idempotency_key.
 ///
 /// Writes; additive, idempotent. Input and output schemas: `tools.json`.
 pub const TOOL: ToolDecl = ToolDecl {
