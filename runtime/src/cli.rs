@@ -112,6 +112,13 @@ fn command(server: &'static ServerDecl) -> Command {
                 .help("Newest MCP protocol version to negotiate, e.g. 2025-11-25 (default: the newest known)"),
         )
         .arg(
+            Arg::new("metrics")
+                .long("metrics")
+                .value_name("ADDR")
+                .env(env("METRICS"))
+                .help("Serve Prometheus metrics on http://ADDR/metrics (e.g. 127.0.0.1:9464), apart from the MCP endpoint"),
+        )
+        .arg(
             Arg::new("exposure")
                 .long("exposure")
                 .value_name("MODE")
@@ -597,6 +604,25 @@ fn serve_command(
             limits,
         };
         let name = server.crate_name;
+        if let Some(raw) = m.get_one::<String>("metrics") {
+            let Ok(metrics_addr) = raw.parse::<SocketAddr>() else {
+                return fail(&format!("--metrics `{raw}` is not an address such as 127.0.0.1:9464"));
+            };
+            let handle = match crate::telemetry::install() {
+                Ok(h) => h,
+                Err(e) => return fail(&e),
+            };
+            runtime.spawn(async move {
+                let served = crate::telemetry::serve(handle, metrics_addr, |bound| {
+                    // No `http://` here: scripts read the MCP endpoint from the first URL printed.
+                    eprintln!("{name}: Prometheus metrics at {bound} (GET /metrics)");
+                });
+                if let Err(e) = served.await {
+                    tracing::error!(error = %e, addr = %metrics_addr, "cannot serve metrics");
+                    eprintln!("{name}: error: cannot serve metrics on {metrics_addr}: {e}");
+                }
+            });
+        }
         let kept = serve::version_paths(&handler, &options);
         runtime
             .block_on(serve::http(handler, options, |bound| {

@@ -804,7 +804,10 @@ impl Handler {
         // and how many of that page's items a cut result already showed.
         let skip = match handle::open_arguments(&self.0.handle_key, entry.decl, &call.caller, clock(), &mut args) {
             Ok(skip) => skip,
-            Err(e) => return e.into_result(),
+            Err(e) => {
+                crate::telemetry::handle_refused(entry.decl.name);
+                return e.into_result();
+            }
         };
         let page = entry.decl.handle.map(|h| args.get(h.cursor).cloned().unwrap_or(Value::Null));
         // A merged tool's call goes to the operation its arguments choose (overlay `merge`).
@@ -1281,7 +1284,14 @@ impl ServerHandler for Handler {
             }
         };
         let failed = result.is_error == Some(true);
-        tracing::info!(tool = entry.decl.name, error = failed, ms = started.elapsed().as_millis() as u64, "tools/call");
+        let outcome = if failed { error_code(&result).unwrap_or_else(|| "error".to_owned()) } else { "ok".to_owned() };
+        let replayed = result
+            .meta
+            .as_ref()
+            .is_some_and(|m| m.0.get(idempotency::REPLAY_META).is_some_and(|v| v["replayed"] == true));
+        let elapsed = started.elapsed();
+        crate::telemetry::call(entry.decl.name, &outcome, replayed, elapsed.as_secs_f64());
+        tracing::info!(tool = entry.decl.name, outcome = %outcome, replayed, ms = elapsed.as_millis() as u64, "tools/call");
         if is_modern(&context) {
             // An operation that runs on is a task for a client of the tasks extension.
             let tasks = context.client_capabilities().is_some_and(|c| c.supports_tasks());

@@ -24,6 +24,7 @@ mod params;
 pub mod route;
 pub mod serve;
 pub mod store;
+mod telemetry;
 mod upstream;
 mod util;
 pub mod validate;
