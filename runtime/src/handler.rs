@@ -827,6 +827,9 @@ impl Handler {
             .idempotency
             .as_ref()
             .and_then(|d| idempotency::resolve(entry.decl.name, d, &args, &call.caller, now_ms()));
+        if let Some(k) = &keyed {
+            tracing::Span::current().record("key", k.scope.key.as_str());
+        }
         let redacted = idempotency::redact(&Value::Object(args.clone()));
         let audited = redacted.to_string();
         // R8: an irreversible call a person approves runs only on an approved plan.
@@ -1256,6 +1259,15 @@ impl ServerHandler for Handler {
         let started = Instant::now();
         let parts = context.extensions.get::<http::request::Parts>();
         let call = CallInfo::of(&context);
+        // One span per call (CONTRACT O1): the caller as a digest, never the identity itself.
+        let caller = &idempotency::digest(&call.caller)[..16];
+        let span = tracing::info_span!(
+            "tools/call",
+            tool = self.0.entries[i].decl.name,
+            caller,
+            key = tracing::field::Empty,
+            upstream_status = tracing::field::Empty,
+        );
         let principal = call.principal.as_ref();
         let entry = &self.0.entries[i];
         let result = if let Some(t) = parts.and_then(|p| p.extensions.get::<Throttled>()) {
@@ -1278,7 +1290,9 @@ impl ServerHandler for Handler {
             .into_result()
         } else {
             match self.ask(entry, request, &call, &context) {
-                crate::ask::Gathered::Ready(args) => self.execute(i, Some(args), &call).await,
+                crate::ask::Gathered::Ready(args) => {
+                    tracing::Instrument::instrument(self.execute(i, Some(args), &call), span.clone()).await
+                }
                 crate::ask::Gathered::Ask(input) => return Ok((*input).into()),
                 crate::ask::Gathered::Refuse(e) => e.into_result(),
             }
@@ -1291,7 +1305,7 @@ impl ServerHandler for Handler {
             .is_some_and(|m| m.0.get(idempotency::REPLAY_META).is_some_and(|v| v["replayed"] == true));
         let elapsed = started.elapsed();
         crate::telemetry::call(entry.decl.name, &outcome, replayed, elapsed.as_secs_f64());
-        tracing::info!(tool = entry.decl.name, outcome = %outcome, replayed, ms = elapsed.as_millis() as u64, "tools/call");
+        span.in_scope(|| tracing::info!(outcome = %outcome, replayed, ms = elapsed.as_millis() as u64, "answered"));
         if is_modern(&context) {
             // An operation that runs on is a task for a client of the tasks extension.
             let tasks = context.client_capabilities().is_some_and(|c| c.supports_tasks());

@@ -210,6 +210,7 @@ impl Upstream {
             }
         };
         let status = response.status().as_u16();
+        tracing::Span::current().record("upstream_status", status);
         let url = response.url().clone();
         let headers = response.headers().clone();
         let retry_after = headers.get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(retry_after_ms);
