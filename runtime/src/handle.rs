@@ -155,28 +155,15 @@ pub fn open(
         )
         .field(arg)
     };
-    let fields = open_fields(key, tool, caller, now_ms, handle, refused, expired)?;
+    let fields = open_with(key, tool, caller, now_ms, handle, refused, expired)?;
     let skip = fields.get("s").and_then(Value::as_u64).and_then(|s| usize::try_from(s).ok()).unwrap_or(0);
     Ok(Opened { cursor: fields.get("v").cloned().unwrap_or(Value::Null), skip })
 }
 
-/// Opens a handle minted for `tool` and `caller`: the value it holds, or the error `refused`
-/// makes (not a handle, or another tool's or caller's: alike, H4) or `expired` makes.
+/// Opens a handle minted for `tool` and `caller`: its fields (`v` the value it holds, `s` a cut
+/// page's items shown), or the error `refused` makes (not a handle, or another tool's or
+/// caller's: alike, H4) or `expired` makes.
 pub fn open_with(
-    key: &HandleKey,
-    tool: &str,
-    caller: &str,
-    now_ms: u64,
-    handle: &str,
-    refused: impl Fn() -> ToolError,
-    expired: impl FnOnce() -> ToolError,
-) -> Result<Value, ToolError> {
-    let fields = open_fields(key, tool, caller, now_ms, handle, refused, expired)?;
-    Ok(fields.get("v").cloned().unwrap_or(Value::Null))
-}
-
-/// [`open_with`]'s checks, and every field the handle holds.
-fn open_fields(
     key: &HandleKey,
     tool: &str,
     caller: &str,

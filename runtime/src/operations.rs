@@ -146,7 +146,9 @@ pub(crate) fn open(
         )
         .field("operation")
     };
-    let held = handle::open_with(key, status_tool, caller, now_ms, given, refused, expired)?;
+    let held = handle::open_with(key, status_tool, caller, now_ms, given, refused, expired)?
+        .remove("v")
+        .unwrap_or(Value::Null);
     let tool = held.get("tool").and_then(Value::as_str);
     let location = held.get("at").and_then(Value::as_str);
     match (tool, location, held.get("since").and_then(Value::as_u64)) {
