@@ -79,6 +79,8 @@ fn variant_files(catalog: &Catalog, files: &mut Files) -> Vec<VariantCatalog> {
             files.insert("openai-functions.json".to_owned(), pretty_json(&variant::openai_functions(catalog, v)));
         }
     }
+    // Tool use examples, for providers that take them beside a tool's definition.
+    files.insert("input-examples.json".to_owned(), pretty_json(&crate::schema::examples::input_examples(catalog)));
     let report: Vec<Value> = variants.iter().map(variant::losses_json).collect();
     files.insert("losses.json".to_owned(), pretty_json(&json!({ "variants": report })));
     variants

@@ -158,6 +158,9 @@ pub struct Tool {
     pub search_text: String,
     /// The most tokens of one result the model reads (overlay `max_result_tokens`).
     pub result_budget: u32,
+    /// The spec's example of each argument that has one, by where it goes upstream (a rename
+    /// does not lose it), taken before the schemas are made brief: `input-examples.json`.
+    pub examples: Vec<(Target, Value)>,
 }
 
 /// A tool's part in long-running operations.

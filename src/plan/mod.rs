@@ -584,6 +584,8 @@ fn tool(api: &Api, draft: &Draft<'_>, name: String, said: &str, intents: &Intent
         (None, None) => describe::title(op, said),
     };
     let Arguments { mut args, hidden, body, mut rest } = arguments(api, op, report);
+    // Examples cost tokens in a schema (brief drops them) but make tool use examples.
+    let examples = args.iter().filter_map(|a| api.defs.example(&a.schema).map(|e| (a.target.clone(), e))).collect();
     brief_arguments(&mut args, rest.as_mut(), &name);
     let mut tool = Tool {
         title,
@@ -629,6 +631,7 @@ fn tool(api: &Api, draft: &Draft<'_>, name: String, said: &str, intents: &Intent
         aliases: Vec::new(),
         search_text: String::new(),
         result_budget: crate::overlay::DEFAULT_RESULT_BUDGET,
+        examples,
         name_rule: String::new(),
         name,
     };

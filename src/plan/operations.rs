@@ -133,6 +133,7 @@ fn status_tool(name: &str) -> Tool {
         aliases: Vec::new(),
         search_text: String::new(),
         result_budget: crate::overlay::DEFAULT_RESULT_BUDGET,
+        examples: Vec::new(),
     }
 }
 

@@ -57,6 +57,32 @@ impl Defs {
         self.schemas.get(name)
     }
 
+    /// The schema's first example (`examples`, which the resolver made of OpenAPI's `example`), or an
+    /// object's made of its properties' examples, through `$ref`s.
+    pub fn example(&self, schema: &Value) -> Option<Value> {
+        let schema = self.follow(schema);
+        if let Some(e) = schema.get("examples").and_then(Value::as_array).and_then(|a| a.first()) {
+            return Some(e.clone());
+        }
+        let props = schema.get("properties")?.as_object()?;
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut out = serde_json::Map::new();
+        for (name, sub) in props {
+            match self.example(sub) {
+                Some(v) => {
+                    out.insert(name.clone(), v);
+                }
+                None if required.contains(&name.as_str()) => return None,
+                None => {}
+            }
+        }
+        (!out.is_empty()).then_some(Value::Object(out))
+    }
+
     /// Follows `{"$ref": "#/$defs/X"}` chains to the shape they name.
     pub fn follow<'a>(&'a self, mut schema: &'a Value) -> &'a Value {
         for _ in 0..32 {

@@ -5,6 +5,7 @@
 //! properties leave outputs.
 
 pub mod dedup;
+pub mod examples;
 pub mod tools_json;
 pub mod variant;
 
