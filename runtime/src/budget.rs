@@ -141,16 +141,14 @@ pub fn required(schema: Option<&Value>) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// A map with one item per id, for the tests below.
-#[cfg(test)]
-fn item(i: usize) -> Value {
-    serde_json::json!({"id": format!("evt_{i:06}"), "kind": "paid", "note": "x".repeat(200)})
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn item(i: usize) -> Value {
+        json!({"id": format!("evt_{i:06}"), "kind": "paid", "note": "x".repeat(200)})
+    }
 
     #[test]
     fn a_small_result_is_left_whole_without_counting() {

@@ -155,7 +155,7 @@ pub struct Tool {
     pub aliases: Vec<(String, deprecation::Sunset)>,
     /// What the tool search indexes about the tool: far more than the model is shown
     /// (`search_text::fill`).
-    pub search_text: String,
+    pub search_text: super::search_text::SearchText,
     /// The most tokens of one result the model reads (overlay `max_result_tokens`).
     pub result_budget: u32,
     /// The spec's example of each argument that has one, by where it goes upstream (a rename

@@ -629,7 +629,7 @@ fn tool(api: &Api, draft: &Draft<'_>, name: String, said: &str, intents: &Intent
             .and_then(|r| r.schema.clone()),
         sunset: None,
         aliases: Vec::new(),
-        search_text: String::new(),
+        search_text: Default::default(),
         result_budget: crate::overlay::DEFAULT_RESULT_BUDGET,
         examples,
         name_rule: String::new(),

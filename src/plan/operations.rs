@@ -131,7 +131,7 @@ fn status_tool(name: &str) -> Tool {
         accepted_output: None,
         sunset: None,
         aliases: Vec::new(),
-        search_text: String::new(),
+        search_text: Default::default(),
         result_budget: crate::overlay::DEFAULT_RESULT_BUDGET,
         examples: Vec::new(),
     }

@@ -15,9 +15,10 @@ use crate::resolve::{Api, Defs, Method, Operation};
 /// The search index of these tools, leaving out deprecated ones: a search recommends what
 /// replaces them.
 pub fn index<'a>(tools: impl IntoIterator<Item = &'a Tool>) -> mcp_gen_search::Index {
-    mcp_gen_search::Index::build(tools.into_iter().filter(|t| t.sunset.is_none()).map(|t| {
-        let (head, body) = t.search_text.split_once(BODY).unwrap_or((&t.search_text, ""));
-        mcp_gen_search::Document { name: &t.name, head, body }
+    mcp_gen_search::Index::build(tools.into_iter().filter(|t| t.sunset.is_none()).map(|t| mcp_gen_search::Document {
+        name: &t.name,
+        head: &t.search_text.head,
+        body: &t.search_text.body,
     }))
 }
 
@@ -39,18 +40,23 @@ pub fn fill(catalog: &mut Catalog, api: &Api) {
     }
 }
 
-/// Where a tool's search text passes from the head (what names the tool's purpose in few words)
-/// to the body (everything else), which the index weighs apart.
-const BODY: &str = "\n\n";
+/// What the index reads of one tool, in the two fields it weighs apart.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchText {
+    /// What names the tool's purpose in few words: name, title, summaries, tags.
+    pub head: String,
+    /// Everything else: descriptions, route, arguments, result fields, toolsets.
+    pub body: String,
+}
 
-/// The tool's search text: the head, [`BODY`], the body.
+/// The tool's search text.
 fn text(
     tool: &Tool,
     ops: &[&Operation],
     tag_descriptions: &BTreeMap<String, String>,
     toolsets: &[&str],
     defs: &Defs,
-) -> String {
+) -> SearchText {
     let mut head: Vec<String> = vec![tool.name.clone(), tool.title.clone()];
     let mut parts: Vec<String> = vec![tool.description.clone()];
     for op in ops {
@@ -72,8 +78,7 @@ fn text(
     parts.extend(toolsets.iter().map(|s| (*s).to_owned()));
     head.retain(|p| !p.is_empty());
     parts.retain(|p| !p.is_empty());
-    // Neither part holds a blank line: each is joined by single line breaks.
-    format!("{}{BODY}{}", head.join("\n").replace(BODY, "\n"), parts.join("\n").replace(BODY, "\n"))
+    SearchText { head: head.join("\n"), body: parts.join("\n") }
 }
 
 /// The verbs a request uses for what the method does.
