@@ -57,8 +57,8 @@ pub fn skip(value: &mut Value, skip: usize) {
 /// Fits `value` into `budget` tokens. `required` names the object properties that may not be
 /// dropped (the outputSchema's `required`).
 pub fn fit(value: &mut Value, budget: usize, required: &[&str]) -> Fitted {
-    let text = value.to_string();
-    if text.len() <= budget {
+    // A result never has more tokens than bytes: most are measured without being written out.
+    if crate::util::json_len(value) <= budget {
         return Fitted::Whole;
     }
     let room = budget.saturating_sub(MARGIN);
@@ -89,7 +89,7 @@ pub fn fit(value: &mut Value, budget: usize, required: &[&str]) -> Fitted {
         }
         return Fitted::Cut { kept, total };
     }
-    if tokens(&text) <= budget {
+    if tokens(&value.to_string()) <= budget {
         return Fitted::Whole;
     }
     let Some(map) = value.as_object_mut() else { return Fitted::Over };

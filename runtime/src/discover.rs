@@ -204,7 +204,7 @@ pub fn found(tools: &[&Tool]) -> CallToolResult {
             item
         })
         .collect();
-    CallToolResult::structured(json!({ "tools": tools }))
+    crate::util::structured(json!({ "tools": tools }))
 }
 
 /// `describe_tools`' answer: the definitions, and the names that are not tools here.
@@ -214,7 +214,7 @@ pub fn described(tools: Vec<Tool>, unknown: Vec<String>) -> CallToolResult {
     if !unknown.is_empty() {
         out["unknown"] = json!(unknown);
     }
-    CallToolResult::structured(out)
+    crate::util::structured(out)
 }
 
 /// The text up to the end of its first sentence.

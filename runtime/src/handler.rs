@@ -634,7 +634,7 @@ impl Handler {
                 &mut value,
             )?;
         }
-        let mut out = CallToolResult::structured(value);
+        let mut out = crate::util::structured(value);
         out.meta = result.meta;
         Ok(out)
     }
@@ -660,7 +660,7 @@ impl Handler {
                     map.retain(|k, _| k == "result");
                     map.insert("status".into(), Value::String("completed".into()));
                 }
-                Ok(CallToolResult::structured(value))
+                Ok(crate::util::structured(value))
             }
             Some(Mode::Upstream(upstream)) => {
                 let extra: Vec<(&str, String)> = keyed.and_then(|k| k.forward.clone()).into_iter().collect();
@@ -717,8 +717,7 @@ impl Handler {
         let key = owned.map(|(_, k, _)| k.scope.key.clone());
         let mut cx = Context::new(entry.decl.name, call.caller.clone(), call.request_id.clone(), key, store);
         let outcome = native.call(entry.decl.name, &mut cx, args).await;
-        let outcome =
-            outcome.and_then(|value| self.shape(entry, route, &call.caller, CallToolResult::structured(value)));
+        let outcome = outcome.and_then(|value| self.shape(entry, route, &call.caller, crate::util::structured(value)));
         let tx = cx.take_transaction();
         match (outcome, tx) {
             (Ok(result), Some(mut tx)) => {
@@ -898,6 +897,11 @@ impl Handler {
         }
         let budget = entry.decl.result_budget as usize;
         let fitted = crate::budget::fit(&mut value, budget, &crate::budget::required(entry.output.as_ref()));
+        if skip == 0 && matches!(fitted, crate::budget::Fitted::Whole) {
+            // As it came: its text already says the same.
+            result.structured_content = Some(value);
+            return result;
+        }
         let mut next = None;
         if let (crate::budget::Fitted::Cut { kept, .. }, Some(h), Some(page)) = (&fitted, entry.decl.handle, page) {
             let expires = clock().saturating_add(h.ttl_secs.saturating_mul(1000));
@@ -919,7 +923,7 @@ impl Handler {
             }
         }
         let note = crate::budget::note(&fitted, budget, next);
-        let mut out = CallToolResult::structured(value);
+        let mut out = crate::util::structured(value);
         out.meta = result.meta;
         if let Some(note) = note {
             tracing::info!(tool = entry.decl.name, budget, note = %note, "result fitted to its budget");
@@ -1240,83 +1244,98 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let discovering = self.1.as_ref().is_some_and(|v| v.discover);
-        let request = match discovering.then(|| discover::parse(&request)).flatten() {
-            None => request,
-            Some(Ok(Meta::Call(inner))) => inner,
-            Some(Ok(Meta::Search { query, limit })) => {
-                return Ok(self.sent(self.search(&query, limit, &context), &context));
-            }
-            Some(Ok(Meta::Describe { names })) => return Ok(self.sent(self.describe(names, &context), &context)),
-            Some(Err(e)) => return Ok(self.sent(e.into_result(), &context)),
-        };
-        let Some(i) = self.lookup(request.name.as_ref()) else {
-            if discovering {
-                return Ok(self.sent(discover::unknown_tool(&request.name).into_result(), &context));
-            }
-            return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name), None));
-        };
-        let started = Instant::now();
-        let parts = context.extensions.get::<http::request::Parts>();
-        let call = CallInfo::of(&context);
-        // One span per call (CONTRACT O1): the caller as a digest, never the identity itself.
-        let caller = &idempotency::digest(&call.caller)[..16];
-        let span = tracing::info_span!(
-            "tools/call",
-            tool = self.0.entries[i].decl.name,
-            caller,
-            key = tracing::field::Empty,
-            upstream_status = tracing::field::Empty,
-        );
-        let principal = call.principal.as_ref();
-        let entry = &self.0.entries[i];
-        let result = if let Some(t) = parts.and_then(|p| p.extensions.get::<Throttled>()) {
-            ToolError::new(
-                codes::RATE_LIMITED,
-                "this caller is sending requests faster than the server's rate limit allows",
-                "Wait retry_after_ms, then send the same call again.",
-            )
-            .retryable(Some(t.retry_after_ms))
-            .into_result()
-        } else if let Some(e) = self.retired(entry.decl.name, clock()) {
-            e.into_result()
-        } else if principal.is_some_and(|p| !p.satisfies(entry.decl.scopes)) {
-            // The gate answers 403 first; this holds for servers mounted without it.
-            ToolError::new(
-                codes::PERMISSION_DENIED,
-                format!("{} needs the OAuth scopes {}", entry.decl.name, scope_list(entry.decl.scopes)),
-                "Ask the user to grant those scopes, then call again with the new token.",
-            )
-            .into_result()
-        } else {
-            match self.ask(entry, request, &call, &context) {
-                crate::ask::Gathered::Ready(args) => {
-                    tracing::Instrument::instrument(self.execute(i, Some(args), &call), span.clone()).await
+        // A call's state (validation, the upstream request, the store) is large, and rmcp moves
+        // the request's future into a task of its own: boxed here, it is not copied.
+        Box::pin(async move {
+            let discovering = self.1.as_ref().is_some_and(|v| v.discover);
+            let request = match discovering.then(|| discover::parse(&request)).flatten() {
+                None => request,
+                Some(Ok(Meta::Call(inner))) => inner,
+                Some(Ok(Meta::Search { query, limit })) => {
+                    return Ok(self.sent(self.search(&query, limit, &context), &context));
                 }
-                crate::ask::Gathered::Ask(input) => return Ok((*input).into()),
-                crate::ask::Gathered::Refuse(e) => e.into_result(),
+                Some(Ok(Meta::Describe { names })) => return Ok(self.sent(self.describe(names, &context), &context)),
+                Some(Err(e)) => return Ok(self.sent(e.into_result(), &context)),
+            };
+            let Some(i) = self.lookup(request.name.as_ref()) else {
+                if discovering {
+                    return Ok(self.sent(discover::unknown_tool(&request.name).into_result(), &context));
+                }
+                return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name), None));
+            };
+            let started = Instant::now();
+            let parts = context.extensions.get::<http::request::Parts>();
+            let call = CallInfo::of(&context);
+            // One span per call (CONTRACT O1): the caller as a digest, never the identity itself.
+            let caller = &idempotency::digest(&call.caller)[..16];
+            let span = tracing::info_span!(
+                "tools/call",
+                tool = self.0.entries[i].decl.name,
+                caller,
+                key = tracing::field::Empty,
+                upstream_status = tracing::field::Empty,
+            );
+            let principal = call.principal.as_ref();
+            let entry = &self.0.entries[i];
+            let result = if let Some(t) = parts.and_then(|p| p.extensions.get::<Throttled>()) {
+                ToolError::new(
+                    codes::RATE_LIMITED,
+                    "this caller is sending requests faster than the server's rate limit allows",
+                    "Wait retry_after_ms, then send the same call again.",
+                )
+                .retryable(Some(t.retry_after_ms))
+                .into_result()
+            } else if let Some(e) = self.retired(entry.decl.name, clock()) {
+                e.into_result()
+            } else if principal.is_some_and(|p| !p.satisfies(entry.decl.scopes)) {
+                // The gate answers 403 first; this holds for servers mounted without it.
+                ToolError::new(
+                    codes::PERMISSION_DENIED,
+                    format!("{} needs the OAuth scopes {}", entry.decl.name, scope_list(entry.decl.scopes)),
+                    "Ask the user to grant those scopes, then call again with the new token.",
+                )
+                .into_result()
+            } else {
+                match self.ask(entry, request, &call, &context) {
+                    crate::ask::Gathered::Ready(args) => {
+                        tracing::Instrument::instrument(self.execute(i, Some(args), &call), span.clone()).await
+                    }
+                    crate::ask::Gathered::Ask(input) => return Ok((*input).into()),
+                    crate::ask::Gathered::Refuse(e) => e.into_result(),
+                }
+            };
+            let failed = result.is_error == Some(true);
+            let outcome =
+                if failed { error_code(&result).unwrap_or_else(|| "error".to_owned()) } else { "ok".to_owned() };
+            let replayed = result
+                .meta
+                .as_ref()
+                .is_some_and(|m| m.0.get(idempotency::REPLAY_META).is_some_and(|v| v["replayed"] == true));
+            let elapsed = started.elapsed();
+            crate::telemetry::call(entry.decl.name, &outcome, replayed, elapsed.as_secs_f64());
+            // A failed call is logged at info; a successful one at debug (metrics count them), so
+            // that a busy server does not spend its time writing a line per call.
+            let ms = elapsed.as_millis() as u64;
+            span.in_scope(|| {
+                if failed {
+                    tracing::info!(outcome = %outcome, replayed, ms, "answered");
+                } else {
+                    tracing::debug!(outcome = %outcome, replayed, ms, "answered");
+                }
+            });
+            if is_modern(&context) {
+                // An operation that runs on is a task for a client of the tasks extension.
+                let tasks = context.client_capabilities().is_some_and(|c| c.supports_tasks());
+                if tasks
+                    && entry.decl.long_running == Some(LongRunning::Starts)
+                    && let Some(task) = crate::operations::as_task(&result, clock())
+                {
+                    return Ok(CallToolResponse::Task(task.with_meta(self.0.meta.clone())));
+                }
             }
-        };
-        let failed = result.is_error == Some(true);
-        let outcome = if failed { error_code(&result).unwrap_or_else(|| "error".to_owned()) } else { "ok".to_owned() };
-        let replayed = result
-            .meta
-            .as_ref()
-            .is_some_and(|m| m.0.get(idempotency::REPLAY_META).is_some_and(|v| v["replayed"] == true));
-        let elapsed = started.elapsed();
-        crate::telemetry::call(entry.decl.name, &outcome, replayed, elapsed.as_secs_f64());
-        span.in_scope(|| tracing::info!(outcome = %outcome, replayed, ms = elapsed.as_millis() as u64, "answered"));
-        if is_modern(&context) {
-            // An operation that runs on is a task for a client of the tasks extension.
-            let tasks = context.client_capabilities().is_some_and(|c| c.supports_tasks());
-            if tasks
-                && entry.decl.long_running == Some(LongRunning::Starts)
-                && let Some(task) = crate::operations::as_task(&result, clock())
-            {
-                return Ok(CallToolResponse::Task(task.with_meta(self.0.meta.clone())));
-            }
-        }
-        Ok(self.sent(result, &context))
+            Ok(self.sent(result, &context))
+        })
+        .await
     }
 
     /// `tasks/get`: the task id is the operation's handle; the answer is what the status tool
@@ -1326,22 +1345,25 @@ impl ServerHandler for Handler {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        let call = CallInfo::of(&context);
-        let (since, outcome) = match self.follow(&request.task_id, &call).await {
-            Ok(followed) => followed,
-            // Not a task of this server for this caller, or too old: alike (H4).
-            Err(e) => return Err(ErrorData::invalid_params(format!("unknown task: {}", e.message), None)),
-        };
-        let result = match outcome {
-            Ok(result) => result,
-            // The API could not be read this time: the operation stands; ask again later.
-            Err(e) if e.retryable => crate::operations::working(&request.task_id, e.retry_after_ms),
-            // The operation ended in an error: a completed call whose result is that error (E1).
-            Err(e) => e.into_result(),
-        };
-        let mut out = GetTaskResult::new(crate::operations::detailed(&request.task_id, since, result, clock()));
-        out.meta = Some(self.0.meta.clone());
-        Ok(out)
+        Box::pin(async move {
+            let call = CallInfo::of(&context);
+            let (since, outcome) = match self.follow(&request.task_id, &call).await {
+                Ok(followed) => followed,
+                // Not a task of this server for this caller, or too old: alike (H4).
+                Err(e) => return Err(ErrorData::invalid_params(format!("unknown task: {}", e.message), None)),
+            };
+            let result = match outcome {
+                Ok(result) => result,
+                // The API could not be read this time: the operation stands; ask again later.
+                Err(e) if e.retryable => crate::operations::working(&request.task_id, e.retry_after_ms),
+                // The operation ended in an error: a completed call whose result is that error (E1).
+                Err(e) => e.into_result(),
+            };
+            let mut out = GetTaskResult::new(crate::operations::detailed(&request.task_id, since, result, clock()));
+            out.meta = Some(self.0.meta.clone());
+            Ok(out)
+        })
+        .await
     }
 
     /// `tasks/cancel` is acknowledged (SEP-2663: cancellation is cooperative, the server is

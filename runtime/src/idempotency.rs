@@ -230,8 +230,14 @@ pub fn canonical(v: &Value) -> String {
 }
 
 pub fn digest(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let hash = Sha256::digest(text.as_bytes());
-    hash.iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(hash.len() * 2);
+    for b in hash {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 /// Who is calling: a digest of the inbound credentials, so keys of one caller never collide with

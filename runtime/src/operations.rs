@@ -63,7 +63,7 @@ fn working_envelope(operation: Option<String>, poll_after_ms: Option<u64>, accep
     if let Some(accepted) = accepted {
         out.insert("accepted".into(), accepted);
     }
-    CallToolResult::structured(Value::Object(out))
+    crate::util::structured(Value::Object(out))
 }
 
 /// `location` made absolute, if it stays on the upstream's origin: credentials go nowhere else.
@@ -84,7 +84,7 @@ pub(crate) fn completed(result: CallToolResult) -> CallToolResult {
     let answer = result.structured_content.unwrap_or_else(|| {
         Value::String(result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect())
     });
-    let mut out = CallToolResult::structured(json!({"status": "completed", "result": answer}));
+    let mut out = crate::util::structured(json!({"status": "completed", "result": answer}));
     out.meta = result.meta;
     out
 }

@@ -571,7 +571,7 @@ fn success(
 ) -> CallToolResult {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         // E5: a side effect is confirmed, never answered with nothing.
-        return CallToolResult::structured(json!({
+        return crate::util::structured(json!({
             "ok": true,
             "status": status,
             "message": format!("{} succeeded", tool.operation()),
@@ -579,7 +579,7 @@ fn success(
     }
     let looks_json = content_type.contains("json") || content_type.is_empty();
     if looks_json && let Ok(value) = serde_json::from_slice::<Value>(bytes) {
-        return CallToolResult::structured(match next {
+        return crate::util::structured(match next {
             Some(next) => json!({"items": value, "next_cursor": next}),
             None => value,
         });

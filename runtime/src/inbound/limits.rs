@@ -53,6 +53,11 @@ impl Limits {
     }
 
     /// Counts one request of `caller`; `Err(ms)` when it must wait that long.
+    /// Whether callers have a rate to keep.
+    pub fn rated(&self) -> bool {
+        self.rate.is_some()
+    }
+
     pub fn admit(&self, caller: &str) -> Result<(), u64> {
         let Some(rate) = &self.rate else { return Ok(()) };
         rate.check_key(&caller.to_owned()).map_err(|not_until| {

@@ -148,14 +148,15 @@ pub(crate) fn bearer(headers: &http::HeaderMap) -> Option<&str> {
 }
 
 /// The tools a JSON-RPC message (or batch) calls.
-fn called_tools(body: &Value) -> Vec<&str> {
-    fn one(m: &Value) -> Option<&str> {
+fn called_tools(body: &[u8]) -> Vec<String> {
+    fn one(m: &Value) -> Option<String> {
         if m.get("method")?.as_str()? != "tools/call" {
             return None;
         }
-        m.get("params")?.get("name")?.as_str()
+        m.get("params")?.get("name")?.as_str().map(str::to_owned)
     }
-    match body {
+    let Ok(body) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    match &body {
         Value::Array(batch) => batch.iter().filter_map(one).collect(),
         m => one(m).into_iter().collect(),
     }
@@ -202,11 +203,12 @@ async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> Respo
         Ok(b) => b,
         Err(response) => return response,
     };
-    let message: Option<Value> = serde_json::from_slice(&bytes).ok();
-    let tools = message.as_ref().map(called_tools).unwrap_or_default();
+    // The tools a message calls, read only when scopes or a refused rate need them (rmcp parses
+    // the message again; most requests pay for one parse).
+    let tools = || called_tools(&bytes);
     if let Some(principal) = &principal {
-        for name in &tools {
-            let Some(alternatives) = gate.scopes.get(name) else { continue };
+        for name in &tools() {
+            let Some(alternatives) = gate.scopes.get(name.as_str()) else { continue };
             if !principal.satisfies(alternatives) {
                 let needed = principal.nearest(alternatives).join(" ");
                 let why = format!("{name} needs the scopes {needed}");
@@ -221,15 +223,16 @@ async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> Respo
         }
     }
     // Per caller: the token's subject, or (without auth) the peer's address.
-    let caller = match &principal {
+    let caller = || match &principal {
         Some(p) => p.caller(),
         None => parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map_or_else(|| "local".to_owned(), |c| c.0.ip().to_string()),
     };
-    if let Err(wait_ms) = gate.limits.admit(&caller) {
-        if tools.is_empty() {
+    let admitted = if gate.limits.rated() { gate.limits.admit(&caller()) } else { Ok(()) };
+    if let Err(wait_ms) = admitted {
+        if tools().is_empty() {
             return plain(StatusCode::TOO_MANY_REQUESTS, "rate limited", Some(wait_ms.div_ceil(1000)));
         }
         // A tool call gets the error contract's retryable error (E2), which models act on.
