@@ -182,3 +182,41 @@ async fn postgres_store_shared_by_two_replicas() {
     assert_eq!(audited, 2 + 3 + 8 + 1);
     admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).await.unwrap();
 }
+
+/// Store connections killed under the server (`pg_terminate_backend`, as a failover or an
+/// operator does): the next calls are served, none answered with a store error, each written
+/// once, and the replay of a call made before the kill still comes from its record.
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_store_survives_killed_connections() {
+    const PG: &str = "postgres://postgres@127.0.0.1:5432/test";
+    let schema = format!("mcpgen_kill_{}_{}", std::process::id(), mcp_gen_runtime::store::now_ms());
+    let (admin, conn) = tokio_postgres::connect(PG, tokio_postgres::NoTls).await.expect("PostgreSQL on 127.0.0.1:5432");
+    tokio::spawn(conn);
+    admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
+    let store = format!("{PG}?options=-csearch_path%3D{schema}&application_name={schema}");
+    let (url, created) = upstream();
+    let server = start(&url, &store);
+    let c = client(&server.url).await;
+    let before = call(&c, invoice("before-kill", 1)).await;
+    assert_ne!(before.is_error, Some(true), "{before:?}");
+    for round in 0..3 {
+        let killed: i64 = admin
+            .query_one(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
+                &[&schema],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert!(killed >= 1, "round {round}: the server held no store connection to kill");
+        let after = call(&c, invoice(&format!("after-kill-{round}"), 1)).await;
+        assert_ne!(after.is_error, Some(true), "round {round}: {after:?}");
+    }
+    let again = call(&c, invoice("before-kill", 1)).await;
+    assert!(replayed(&again), "{again:?}");
+    assert_eq!(created.lock().unwrap().len(), 4, "one invoice per intent");
+    let audited: i64 =
+        admin.query_one(&format!("SELECT count(*) FROM {schema}.mcpgen_audit"), &[]).await.unwrap().get(0);
+    assert!(audited >= 5, "every call audited: {audited}");
+    admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).await.unwrap();
+}

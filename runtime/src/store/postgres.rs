@@ -1,20 +1,21 @@
-//! The shared store for several replicas: PostgreSQL. One pipelined connection per process for
-//! the store's own statements (each is a single statement, so no transaction holds it),
-//! re-opened when it drops; native handlers' transactions take pooled connections of their own.
+//! The shared store for several replicas: PostgreSQL. The store's own statements (each a single
+//! statement, prepared once per connection) and native handlers' transactions take connections
+//! from one pool: concurrent calls commit on several connections at once, so PostgreSQL flushes
+//! their commits together instead of one after another on a single connection.
 
 use std::sync::Arc;
 
 use bytes::BytesMut;
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod};
-use tokio::sync::RwLock;
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{Client, NoTls};
 
 use super::tx::{Inner, Row, SqlValue, Transaction};
 use super::{AuditRow, BoxFuture, Claim, Reservation, Scope, Store, StoreError};
 
-/// Connections native transactions may hold at once per process.
-const POOL: usize = 16;
+/// Connections one process holds at most (two replicas stay well under PostgreSQL's default of
+/// 100 connections).
+const POOL: usize = 32;
 
 // The advisory lock keeps replicas that start together from racing on CREATE ... IF NOT EXISTS.
 const SCHEMA: &str = "
@@ -67,7 +68,6 @@ RETURNING owner";
 
 pub struct PgStore {
     url: String,
-    client: RwLock<Arc<Client>>,
     pool: Pool,
 }
 
@@ -92,35 +92,54 @@ impl PgStore {
         let client = connect(url).await?;
         client.batch_execute(SCHEMA).await.map_err(err)?;
         let config: tokio_postgres::Config = url.parse().map_err(err)?;
-        // `Verified` recycling checks a pooled connection before reuse: one killed under the
-        // pool (a restarted server, `pg_terminate_backend`) is replaced, not handed out.
-        let manager =
-            Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Verified });
+        // `Fast` recycling hands out a pooled connection unless it is known closed; one that dies
+        // unnoticed fails its statement once, which is sent again on another (`run`).
+        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager).max_size(POOL).build().map_err(err)?;
-        Ok(PgStore { url: url.to_owned(), client: RwLock::new(Arc::new(client)), pool })
+        Ok(PgStore { url: url.to_owned(), pool })
     }
 
-    /// The live connection, re-opened if the last one closed.
-    async fn client(&self) -> Result<Arc<Client>, StoreError> {
-        let current = self.client.read().await.clone();
-        if !current.is_closed() {
-            return Ok(current);
+    async fn conn(&self) -> Result<Object, StoreError> {
+        self.pool
+            .get()
+            .await
+            .map_err(|e| StoreError::Postgres(format!("cannot get a connection ({e}); check that the server is up")))
+    }
+
+    /// Runs one of the store's statements on a pooled connection, prepared once per connection.
+    /// A connection found closed (a restarted server, a killed backend) is dropped and the
+    /// statement sent once more on another: it did not run, or ran as a whole and its repeat
+    /// finds its own row (the idempotency statements change nothing more when repeated; an
+    /// audit row can then be written twice, never lost).
+    ///
+    /// Every pooled connection may have been killed at once (a failover): each attempt drops
+    /// one, so the pool's size bounds the attempts.
+    async fn run(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+        let mut attempts = 0;
+        loop {
+            let c = self.conn().await?;
+            let outcome = match c.prepare_cached(sql).await {
+                Ok(statement) => c.query(&statement, params).await,
+                Err(e) => Err(e),
+            };
+            match outcome {
+                Err(e) if lost(&e, &c) && attempts < POOL => {
+                    tracing::warn!(error = %e, "PostgreSQL store connection lost; sending the statement again");
+                    drop(Object::take(c));
+                    attempts += 1;
+                }
+                outcome => return outcome.map_err(err),
+            }
         }
-        let mut slot = self.client.write().await;
-        if slot.is_closed() {
-            *slot = Arc::new(connect(&self.url).await?);
-        }
-        Ok(slot.clone())
     }
 }
 
 impl Store for PgStore {
     fn reserve<'a>(&'a self, r: &'a Reservation) -> BoxFuture<'a, Result<Claim, StoreError>> {
         Box::pin(async move {
-            let c = self.client().await?;
             let s = &r.scope;
-            let won = c
-                .query_opt(
+            let won = self
+                .run(
                     RESERVE,
                     &[
                         &s.tool,
@@ -133,20 +152,18 @@ impl Store for PgStore {
                         &r.expires_ms,
                     ],
                 )
-                .await
-                .map_err(err)?;
-            if won.is_some_and(|row| row.get::<_, String>(0) == r.owner) {
+                .await?;
+            if won.first().is_some_and(|row| row.get::<_, String>(0) == r.owner) {
                 return Ok(Claim::Owned);
             }
-            let held = c
-                .query_opt(
+            let held = self
+                .run(
                     "SELECT fingerprint, state, result, lease_until_ms FROM mcpgen_idempotency
                      WHERE tool = $1 AND caller = $2 AND key = $3",
                     &[&s.tool, &s.caller, &s.key],
                 )
-                .await
-                .map_err(err)?;
-            Ok(match held {
+                .await?;
+            Ok(match held.first() {
                 Some(row) => {
                     let fingerprint: String = row.get(0);
                     let state: String = row.get(1);
@@ -168,44 +185,41 @@ impl Store for PgStore {
         expires_ms: i64,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let c = self.client().await?;
-            let n = c
-                .execute(
+            // RETURNING tells a repeat (after a lost connection) that the row is this owner's.
+            let rows = self
+                .run(
                     "UPDATE mcpgen_idempotency SET state = 'completed', result = $5, expires_ms = $6
-                     WHERE tool = $1 AND caller = $2 AND key = $3 AND owner = $4",
+                     WHERE tool = $1 AND caller = $2 AND key = $3 AND owner = $4 RETURNING 1",
                     &[&scope.tool, &scope.caller, &scope.key, &owner, &result, &expires_ms],
                 )
-                .await
-                .map_err(err)?;
-            Ok(n == 1)
+                .await?;
+            Ok(rows.len() == 1)
         })
     }
 
     fn release<'a>(&'a self, scope: &'a Scope, owner: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let c = self.client().await?;
-            c.execute(
+            self.run(
                 "DELETE FROM mcpgen_idempotency
                  WHERE tool = $1 AND caller = $2 AND key = $3 AND owner = $4 AND state = 'in_progress'",
                 &[&scope.tool, &scope.caller, &scope.key, &owner],
             )
-            .await
-            .map_err(err)?;
+            .await?;
             Ok(())
         })
     }
 
     fn sweep(&self, now_ms: i64) -> BoxFuture<'_, Result<u64, StoreError>> {
         Box::pin(async move {
-            let c = self.client().await?;
-            c.execute("DELETE FROM mcpgen_idempotency WHERE expires_ms <= $1", &[&now_ms]).await.map_err(err)
+            let rows =
+                self.run("DELETE FROM mcpgen_idempotency WHERE expires_ms <= $1 RETURNING 1", &[&now_ms]).await?;
+            Ok(rows.len() as u64)
         })
     }
 
     fn audit<'a>(&'a self, row: &'a AuditRow) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let c = self.client().await?;
-            c.execute(
+            self.run(
                 "INSERT INTO mcpgen_audit
                  (at_ms, instance, request_id, caller, tool, key, arguments, outcome, replayed, duration_ms)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
@@ -222,17 +236,14 @@ impl Store for PgStore {
                     &row.duration_ms,
                 ],
             )
-            .await
-            .map_err(err)?;
+            .await?;
             Ok(())
         })
     }
 
     fn begin(&self) -> BoxFuture<'_, Result<Transaction, StoreError>> {
         Box::pin(async move {
-            let client = self.pool.get().await.map_err(|e| {
-                StoreError::Postgres(format!("cannot get a connection for a transaction ({e}); is the server up?"))
-            })?;
+            let client = self.conn().await?;
             client.batch_execute("BEGIN").await.map_err(err)?;
             Ok(Transaction(Inner::Postgres(Tx { client: Some(client) })))
         })
@@ -248,6 +259,13 @@ impl Store for PgStore {
             None => self.url.clone(),
         }
     }
+}
+
+/// Whether `e` means the connection is gone (closed, or its backend shut down by an operator or
+/// a restart: SQLSTATE classes 57 and 08), rather than that the statement failed.
+fn lost(e: &tokio_postgres::Error, c: &Client) -> bool {
+    let class = e.code().map(|code| &code.code()[..2]);
+    e.is_closed() || c.is_closed() || matches!(class, Some("57" | "08"))
 }
 
 /// A native handler's transaction on a pooled connection of its own.

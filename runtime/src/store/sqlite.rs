@@ -1,6 +1,7 @@
-//! The embedded store: one SQLite file in WAL mode. The store's own statements run on the
-//! blocking pool behind one connection; native handlers' transactions each take a connection of
-//! their own from a small pool (`BEGIN IMMEDIATE`: SQLite has one writer at a time, and taking
+//! The embedded store: one SQLite file in WAL mode. The store's own statements run on a thread
+//! of their own that holds one connection and commits what is queued together (one WAL commit
+//! for many calls' statements, each answered only once it is committed); native handlers'
+//! transactions each take a connection of their own from a small pool (`BEGIN IMMEDIATE`: SQLite has one writer at a time, and taking
 //! the write lock first means a transaction never fails half-way on a busy database). Several
 //! processes may share the file (SQLite serialises their writes).
 
@@ -60,7 +61,8 @@ WHERE mcpgen_idempotency.expires_ms <= excluded.created_ms
 RETURNING owner";
 
 pub struct SqliteStore {
-    conn: Arc<Mutex<Connection>>,
+    /// The writer thread's queue.
+    writer: std::sync::mpsc::Sender<Job>,
     path: String,
     /// Idle connections for transactions, opened on demand.
     idle: Pool,
@@ -69,6 +71,36 @@ pub struct SqliteStore {
 }
 
 type Pool = Arc<Mutex<Vec<Connection>>>;
+
+/// One statement (or a few) for the writer thread; what it returns sends the outcome, given
+/// whether the transaction it ran in committed.
+type Job = Box<dyn FnOnce(&Connection) -> Reply + Send>;
+type Reply = Box<dyn FnOnce(Option<&str>) + Send>;
+
+/// Statements committed together at most.
+const MAX_BATCH: usize = 256;
+
+/// The writer thread: takes what is queued, runs it in one transaction, commits, then answers.
+fn write_loop(conn: Connection, jobs: std::sync::mpsc::Receiver<Job>) {
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let grouped = batch.len() > 1 && conn.execute_batch("BEGIN IMMEDIATE").is_ok();
+        let replies: Vec<Reply> = batch.into_iter().map(|job| job(&conn)).collect();
+        let failed = if grouped { conn.execute_batch("COMMIT").err().map(|e| e.to_string()) } else { None };
+        if failed.is_some() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        for reply in replies {
+            reply(failed.as_deref());
+        }
+    }
+}
 
 /// Transaction connections kept open between calls.
 const IDLE: usize = 8;
@@ -98,7 +130,12 @@ impl SqliteStore {
         })
         .await
         .map_err(err)??;
-        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)), path: path.to_owned(), idle: Arc::default(), scratch: None })
+        let (writer, jobs) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("store-writer".to_owned())
+            .spawn(move || write_loop(conn, jobs))
+            .map_err(|e| StoreError::Sqlite(format!("cannot start the store's writer thread: {e}")))?;
+        Ok(SqliteStore { writer, path: path.to_owned(), idle: Arc::default(), scratch: None })
     }
 
     /// A private store in a file of its own under the temporary directory, removed when the
@@ -113,18 +150,25 @@ impl SqliteStore {
         Ok(store)
     }
 
-    /// Runs `f` on the connection on the blocking pool.
+    /// Runs `f` on the writer thread's connection; answers once its statements are committed.
     async fn with<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let conn = self.conn.clone();
-        tokio::task::spawn_blocking(move || {
-            let guard = conn.lock().map_err(|_| StoreError::Sqlite("the connection lock is poisoned".to_owned()))?;
-            f(&guard).map_err(err)
-        })
-        .await
-        .map_err(err)?
+        let (sent, answer) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move |conn| {
+            let outcome = f(conn).map_err(err);
+            Box::new(move |commit_failed: Option<&str>| {
+                let outcome = match commit_failed {
+                    Some(why) => Err(StoreError::Sqlite(format!("the commit failed: {why}"))),
+                    None => outcome,
+                };
+                let _ = sent.send(outcome);
+            })
+        });
+        let stopped = || err("the store's writer thread has stopped");
+        self.writer.send(job).map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
     }
 }
 
@@ -133,8 +177,8 @@ impl Store for SqliteStore {
         let r = r.clone();
         Box::pin(self.with(move |c| {
             let won: Option<String> = c
+                .prepare_cached(RESERVE)?
                 .query_row(
-                    RESERVE,
                     params![
                         r.scope.tool,
                         r.scope.caller,
@@ -152,19 +196,18 @@ impl Store for SqliteStore {
                 return Ok(Claim::Owned);
             }
             let held = c
-                .query_row(
+                .prepare_cached(
                     "SELECT fingerprint, state, result, lease_until_ms FROM mcpgen_idempotency
                      WHERE tool = ?1 AND caller = ?2 AND key = ?3",
-                    params![r.scope.tool, r.scope.caller, r.scope.key],
-                    |row| {
-                        Ok((
-                            row.get::<_, String>(0)?,
-                            row.get::<_, String>(1)?,
-                            row.get::<_, Option<String>>(2)?,
-                            row.get::<_, i64>(3)?,
-                        ))
-                    },
-                )
+                )?
+                .query_row(params![r.scope.tool, r.scope.caller, r.scope.key], |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, Option<String>>(2)?,
+                        row.get::<_, i64>(3)?,
+                    ))
+                })
                 .optional()?;
             Ok(match held {
                 Some((fingerprint, state, Some(result), _)) if state == "completed" => {
@@ -186,11 +229,12 @@ impl Store for SqliteStore {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         let (scope, owner, result) = (scope.clone(), owner.to_owned(), result.to_owned());
         Box::pin(self.with(move |c| {
-            let n = c.execute(
-                "UPDATE mcpgen_idempotency SET state = 'completed', result = ?5, expires_ms = ?6
-                 WHERE tool = ?1 AND caller = ?2 AND key = ?3 AND owner = ?4",
-                params![scope.tool, scope.caller, scope.key, owner, result, expires_ms],
-            )?;
+            let n = c
+                .prepare_cached(
+                    "UPDATE mcpgen_idempotency SET state = 'completed', result = ?5, expires_ms = ?6
+                     WHERE tool = ?1 AND caller = ?2 AND key = ?3 AND owner = ?4",
+                )?
+                .execute(params![scope.tool, scope.caller, scope.key, owner, result, expires_ms])?;
             Ok(n == 1)
         }))
     }
@@ -198,11 +242,11 @@ impl Store for SqliteStore {
     fn release<'a>(&'a self, scope: &'a Scope, owner: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         let (scope, owner) = (scope.clone(), owner.to_owned());
         Box::pin(self.with(move |c| {
-            c.execute(
+            c.prepare_cached(
                 "DELETE FROM mcpgen_idempotency
                  WHERE tool = ?1 AND caller = ?2 AND key = ?3 AND owner = ?4 AND state = 'in_progress'",
-                params![scope.tool, scope.caller, scope.key, owner],
-            )?;
+            )?
+            .execute(params![scope.tool, scope.caller, scope.key, owner])?;
             Ok(())
         }))
     }
@@ -217,23 +261,23 @@ impl Store for SqliteStore {
     fn audit<'a>(&'a self, row: &'a AuditRow) -> BoxFuture<'a, Result<(), StoreError>> {
         let row = row.clone();
         Box::pin(self.with(move |c| {
-            c.execute(
+            c.prepare_cached(
                 "INSERT INTO mcpgen_audit
                  (at_ms, instance, request_id, caller, tool, key, arguments, outcome, replayed, duration_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                params![
-                    row.at_ms,
-                    row.instance,
-                    row.request_id,
-                    row.caller,
-                    row.tool,
-                    row.key,
-                    row.arguments,
-                    row.outcome,
-                    row.replayed,
-                    row.duration_ms
-                ],
-            )?;
+            )?
+            .execute(params![
+                row.at_ms,
+                row.instance,
+                row.request_id,
+                row.caller,
+                row.tool,
+                row.key,
+                row.arguments,
+                row.outcome,
+                row.replayed,
+                row.duration_ms
+            ])?;
             Ok(())
         }))
     }
