@@ -166,14 +166,21 @@ async fn sqlite_store_replays_and_audits() {
     assert!(rows.iter().all(|r| r.0 == "create_invoice" && r.3.contains("\"customer\":\"cus_1\"")));
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_store_shared_by_two_replicas() {
+/// A schema of its own on the local PostgreSQL: an admin connection, the schema's name, and a
+/// store URL on it whose connections carry the schema's name as their application name.
+async fn pg_schema(prefix: &str) -> (tokio_postgres::Client, String, String) {
     const PG: &str = "postgres://postgres@127.0.0.1:5432/test";
-    let schema = format!("mcpgen_e2e_{}_{}", std::process::id(), mcp_gen_runtime::store::now_ms());
+    let schema = format!("{prefix}_{}_{}", std::process::id(), mcp_gen_runtime::store::now_ms());
     let (admin, conn) = tokio_postgres::connect(PG, tokio_postgres::NoTls).await.expect("PostgreSQL on 127.0.0.1:5432");
     tokio::spawn(conn);
     admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
-    let store = format!("{PG}?options=-csearch_path%3D{schema}");
+    let store = format!("{PG}?options=-csearch_path%3D{schema}&application_name={schema}");
+    (admin, schema, store)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_store_shared_by_two_replicas() {
+    let (admin, schema, store) = pg_schema("mcpgen_e2e").await;
     let (url, created) = upstream();
     let (a, b) = (start(&url, &store), start(&url, &store));
     scenario(&[&a, &b], &created).await;
@@ -188,12 +195,7 @@ async fn postgres_store_shared_by_two_replicas() {
 /// once, and the replay of a call made before the kill still comes from its record.
 #[tokio::test(flavor = "multi_thread")]
 async fn postgres_store_survives_killed_connections() {
-    const PG: &str = "postgres://postgres@127.0.0.1:5432/test";
-    let schema = format!("mcpgen_kill_{}_{}", std::process::id(), mcp_gen_runtime::store::now_ms());
-    let (admin, conn) = tokio_postgres::connect(PG, tokio_postgres::NoTls).await.expect("PostgreSQL on 127.0.0.1:5432");
-    tokio::spawn(conn);
-    admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
-    let store = format!("{PG}?options=-csearch_path%3D{schema}&application_name={schema}");
+    let (admin, schema, store) = pg_schema("mcpgen_kill").await;
     let (url, created) = upstream();
     let server = start(&url, &store);
     let c = client(&server.url).await;

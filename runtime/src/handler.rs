@@ -842,6 +842,8 @@ impl Handler {
                 return e.into_result();
             }
         };
+        // A proxied call that owns its key: its record is completed below, with its audit row.
+        let mut owned: Option<(String, bool)> = None;
         let (result, outcome, replayed) = match &keyed {
             None => {
                 let (result, code) = self.perform(entry, route, args, call, None).await;
@@ -851,6 +853,11 @@ impl Handler {
                 Begin::Replay(result) => (result, None, true),
                 Begin::Refuse(e) => {
                     let (result, code) = settle_code(Err(e));
+                    (result, code, false)
+                }
+                Begin::Run { owner } if !entry.decl.native => {
+                    let (result, code, retryable) = settle(self.run(entry, route, &args, Some(keyed), call).await);
+                    owned = Some((owner, retryable));
                     (result, code, false)
                 }
                 Begin::Run { owner } => {
@@ -865,14 +872,24 @@ impl Handler {
             (None, Some(true)) => error_code(&result).unwrap_or_else(|| "error".to_owned()),
             (None, _) => "ok".to_owned(),
         };
-        if let (Some(plan), Some(plans), "ok") = (plan, self.0.plans.as_ref(), outcome.as_str())
+        let applied = outcome == "ok";
+        let row = self.audit_row(entry, call, keyed.as_ref(), audited, outcome, replayed, started);
+        // The record is complete before its plan is marked applied: a crash between the two
+        // leaves a retry that replays, never one that runs again.
+        match (owned, &keyed) {
+            (Some((owner, retryable)), Some(keyed)) => {
+                guard.finish_audited(keyed, &owner, &result, retryable, &row).await;
+            }
+            _ => {
+                if let Err(e) = guard.store().audit(&row).await {
+                    tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
+                }
+            }
+        }
+        if let (Some(plan), Some(plans), true) = (plan, self.0.plans.as_ref(), applied)
             && let Err(e) = plans.applied(&plan, now_ms()).await
         {
             tracing::warn!(error = %e, plan = %plan, "cannot mark the plan applied");
-        }
-        let row = self.audit_row(entry, call, keyed.as_ref(), audited, outcome, replayed, started);
-        if let Err(e) = guard.store().audit(&row).await {
-            tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
         }
         result
     }

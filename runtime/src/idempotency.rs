@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::decl::{KeyDecl, KeySource, Window};
 use crate::error::{ToolError, codes};
-use crate::store::{Claim, Reservation, Scope, Store, StoreError, now_ms};
+use crate::store::{AuditRow, Claim, Reservation, Scope, Store, StoreError, now_ms};
 
 /// `_meta` key that marks a replayed result (R3: the result itself is unchanged).
 pub const REPLAY_META: &str = "dev.mcp-gen/idempotency";
@@ -102,6 +102,33 @@ impl Guard {
                     pause = (pause * 2).min(Duration::from_millis(200));
                 }
             }
+        }
+    }
+
+    /// [`Guard::finish`], and the call's audit row written with the record (one commit).
+    pub async fn finish_audited(
+        &self,
+        keyed: &Keyed,
+        owner: &str,
+        result: &CallToolResult,
+        retryable: bool,
+        row: &AuditRow,
+    ) {
+        let text = if retryable { None } else { serde_json::to_string(result).ok() };
+        let Some(text) = text else {
+            self.finish(keyed, owner, result, retryable).await;
+            if let Err(e) = self.store.audit(row).await {
+                tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
+            }
+            return;
+        };
+        let expires = now_ms().saturating_add(keyed.ttl_ms);
+        match self.store.complete_audited(&keyed.scope, owner, &text, expires, row).await {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::warn!(tool = %keyed.scope.tool, "idempotency record taken over after its lease lapsed")
+            }
+            Err(e) => tracing::warn!(error = %e, tool = %keyed.scope.tool, "cannot store a result and its audit row"),
         }
     }
 

@@ -108,6 +108,23 @@ pub trait Store: Send + Sync {
     /// Deletes records expired at `now_ms`; returns how many.
     fn sweep(&self, now_ms: i64) -> BoxFuture<'_, Result<u64, StoreError>>;
     fn audit<'a>(&'a self, row: &'a AuditRow) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// [`Store::complete`] and [`Store::audit`] as one write where the backend can (one commit
+    /// instead of two on PostgreSQL); the audit row is written even when the record is no longer
+    /// this owner's.
+    fn complete_audited<'a>(
+        &'a self,
+        scope: &'a Scope,
+        owner: &'a str,
+        result: &'a str,
+        expires_ms: i64,
+        row: &'a AuditRow,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let completed = self.complete(scope, owner, result, expires_ms).await?;
+            self.audit(row).await?;
+            Ok(completed)
+        })
+    }
     /// Opens a transaction on the store's database for a native handler (CONTRACT R6).
     fn begin(&self) -> BoxFuture<'_, Result<Transaction, StoreError>>;
     /// E.g. `sqlite:///var/lib/x.db`, without secrets.

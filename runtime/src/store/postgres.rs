@@ -241,6 +241,51 @@ impl Store for PgStore {
         })
     }
 
+    fn complete_audited<'a>(
+        &'a self,
+        scope: &'a Scope,
+        owner: &'a str,
+        result: &'a str,
+        expires_ms: i64,
+        row: &'a AuditRow,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            // One statement, one commit: the record's result and the call's audit row.
+            let rows = self
+                .run(
+                    "WITH done AS (
+                        UPDATE mcpgen_idempotency SET state = 'completed', result = $5, expires_ms = $6
+                        WHERE tool = $1 AND caller = $2 AND key = $3 AND owner = $4 RETURNING 1
+                    ), logged AS (
+                        INSERT INTO mcpgen_audit
+                        (at_ms, instance, request_id, caller, tool, key, arguments, outcome, replayed, duration_ms)
+                        VALUES ($7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING 1
+                    )
+                    SELECT (SELECT count(*) FROM done) AS completed, (SELECT count(*) FROM logged) AS audited",
+                    &[
+                        &scope.tool,
+                        &scope.caller,
+                        &scope.key,
+                        &owner,
+                        &result,
+                        &expires_ms,
+                        &row.at_ms,
+                        &row.instance,
+                        &row.request_id,
+                        &row.caller,
+                        &row.tool,
+                        &row.key,
+                        &row.arguments,
+                        &row.outcome,
+                        &row.replayed,
+                        &row.duration_ms,
+                    ],
+                )
+                .await?;
+            Ok(rows.first().is_some_and(|r| r.get::<_, i64>(0) == 1))
+        })
+    }
+
     fn begin(&self) -> BoxFuture<'_, Result<Transaction, StoreError>> {
         Box::pin(async move {
             let client = self.conn().await?;

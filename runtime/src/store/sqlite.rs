@@ -172,6 +172,37 @@ impl SqliteStore {
     }
 }
 
+fn complete(c: &Connection, scope: &Scope, owner: &str, result: &str, expires_ms: i64) -> rusqlite::Result<bool> {
+    let n = c
+        .prepare_cached(
+            "UPDATE mcpgen_idempotency SET state = 'completed', result = ?5, expires_ms = ?6
+             WHERE tool = ?1 AND caller = ?2 AND key = ?3 AND owner = ?4",
+        )?
+        .execute(params![scope.tool, scope.caller, scope.key, owner, result, expires_ms])?;
+    Ok(n == 1)
+}
+
+fn audit(c: &Connection, row: &AuditRow) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT INTO mcpgen_audit
+         (at_ms, instance, request_id, caller, tool, key, arguments, outcome, replayed, duration_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        row.at_ms,
+        row.instance,
+        row.request_id,
+        row.caller,
+        row.tool,
+        row.key,
+        row.arguments,
+        row.outcome,
+        row.replayed,
+        row.duration_ms
+    ])?;
+    Ok(())
+}
+
 impl Store for SqliteStore {
     fn reserve<'a>(&'a self, r: &'a Reservation) -> BoxFuture<'a, Result<Claim, StoreError>> {
         let r = r.clone();
@@ -228,14 +259,23 @@ impl Store for SqliteStore {
         expires_ms: i64,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         let (scope, owner, result) = (scope.clone(), owner.to_owned(), result.to_owned());
+        Box::pin(self.with(move |c| complete(c, &scope, &owner, &result, expires_ms)))
+    }
+
+    fn complete_audited<'a>(
+        &'a self,
+        scope: &'a Scope,
+        owner: &'a str,
+        result: &'a str,
+        expires_ms: i64,
+        row: &'a AuditRow,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        // One trip to the writer thread for both statements.
+        let (scope, owner, result, row) = (scope.clone(), owner.to_owned(), result.to_owned(), row.clone());
         Box::pin(self.with(move |c| {
-            let n = c
-                .prepare_cached(
-                    "UPDATE mcpgen_idempotency SET state = 'completed', result = ?5, expires_ms = ?6
-                     WHERE tool = ?1 AND caller = ?2 AND key = ?3 AND owner = ?4",
-                )?
-                .execute(params![scope.tool, scope.caller, scope.key, owner, result, expires_ms])?;
-            Ok(n == 1)
+            let completed = complete(c, &scope, &owner, &result, expires_ms)?;
+            audit(c, &row)?;
+            Ok(completed)
         }))
     }
 
@@ -260,26 +300,7 @@ impl Store for SqliteStore {
 
     fn audit<'a>(&'a self, row: &'a AuditRow) -> BoxFuture<'a, Result<(), StoreError>> {
         let row = row.clone();
-        Box::pin(self.with(move |c| {
-            c.prepare_cached(
-                "INSERT INTO mcpgen_audit
-                 (at_ms, instance, request_id, caller, tool, key, arguments, outcome, replayed, duration_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?
-            .execute(params![
-                row.at_ms,
-                row.instance,
-                row.request_id,
-                row.caller,
-                row.tool,
-                row.key,
-                row.arguments,
-                row.outcome,
-                row.replayed,
-                row.duration_ms
-            ])?;
-            Ok(())
-        }))
+        Box::pin(self.with(move |c| audit(c, &row)))
     }
 
     fn begin(&self) -> BoxFuture<'_, Result<Transaction, StoreError>> {
