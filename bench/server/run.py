@@ -93,10 +93,16 @@ class Peak(threading.Thread):
             time.sleep(0.05)
 
 
+PHASES = iter(range(1, 1_000_000))
+
+
 def load(target, kind, call, concurrency, seconds, warmup, extra=()):
+    # Each run's write intents are numbered apart from every other run's: a key (and arguments)
+    # seen before would be a replay, not a new write.
+    base = next(PHASES) * 100_000_000
     argv = [os.path.join(RELEASE, "bench-load"), "--target", target, "--kind", kind, "--call", call,
             "--concurrency", str(concurrency), "--seconds", str(seconds), "--warmup", str(warmup),
-            "--threads", "1", *extra]
+            "--threads", "1", "--intent-base", str(base), *extra]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + warmup + 120)
     if out.returncode != 0:
         raise RuntimeError("bench-load failed: " + out.stderr[-500:])
@@ -272,30 +278,67 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
-    print_table(results, direct)
+    print_table(results, direct, args.inflight_delay_ms)
 
 
-def print_table(results, direct):
-    print("| server | workload | concurrency | p50 added ms | p99 added ms | calls/s | CPU ms/call | peak RSS MB | errors | calls/s vs mcp-gen |")
+def print_table(results, direct, delay_ms):
+    """The table, then each goal of issue 35 with the figure that meets or misses it."""
+    print("| server | workload | concurrency | p50 added ms | p99 added ms | calls/s | CPU ms/call | peak RSS MB | errors | mcp-gen calls/s ÷ this |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     ours = {}
     for r in results:
         if r["server"] == "mcp-gen":
-            ours[(r["workload"].split("/")[0], r["concurrency"])] = r
+            ours.setdefault((r["workload"].split("/")[0], r["concurrency"]), r)
     for r in results:
-        base = direct.get(("read" if r["workload"] == "read" else "write", r["concurrency"]))
-        if r["server"] == "upstream" or not base:
+        kind = r["workload"].split("/")[0]
+        if r["server"] == "upstream":
             added50 = added99 = "—"
+        elif r["concurrency"] == 1000:
+            # Against the slow upstream: what the server adds to its fixed delay.
+            added50, added99 = fmt_ms(r["p50_us"] - delay_ms * 1000), fmt_ms(r["p99_us"] - delay_ms * 1000)
         else:
+            base = direct[("read" if kind == "read" else "write", r["concurrency"])]
             added50, added99 = fmt_ms(r["p50_us"] - base["p50_us"]), fmt_ms(r["p99_us"] - base["p99_us"])
         cpu = "%.3f" % (1000.0 * r["cpu_s"] / max(1, r["answered"])) if "cpu_s" in r else "—"
         mem = "%.0f" % r["peak_mb"] if "peak_mb" in r else "—"
         errors = r["tool_errors"] + r["http_errors"] + r["transport_errors"]
-        kind = r["workload"].split("/")[0]
         mine = ours.get(("keyed" if kind == "write" else kind, r["concurrency"]))
-        ratio = "%.2fx" % (r["calls_per_s"] / mine["calls_per_s"]) if mine and r["server"] != "mcp-gen" and mine["calls_per_s"] else ""
+        ratio = "%.1fx" % (mine["calls_per_s"] / r["calls_per_s"]) \
+            if mine and r["server"] not in ("mcp-gen", "upstream") and r["calls_per_s"] else ""
         print("| %s | %s | %d | %s | %s | %.0f | %s | %s | %d | %s |" % (
             r["server"], r["workload"], r["concurrency"], added50, added99, r["calls_per_s"], cpu, mem, errors, ratio))
+
+    def find(server, workload, c):
+        return next((r for r in results if r["server"] == server and r["workload"] == workload
+                     and r["concurrency"] == c), None)
+
+    goals = []
+    read1, read64, read1000 = find("mcp-gen", "read", 1), find("mcp-gen", "read", 64), find("mcp-gen", "read", 1000)
+    if read1:
+        added = (read1["p50_us"] - direct[("read", 1)]["p50_us"]) / 1000.0
+        goals.append(("reads add at most 0.15 ms at p50, concurrency 1", "%.3f ms" % added, added <= 0.15))
+    if read64:
+        goals.append(("reads serve 15,000 calls/s at concurrency 64", "%.0f" % read64["calls_per_s"],
+                      read64["calls_per_s"] >= 15000))
+    for store, floor in (("sqlite", 8000), ("postgres", 4000)):
+        r = find("mcp-gen", "keyed/" + store, 64)
+        if r:
+            goals.append(("keyed writes serve %d calls/s on %s at concurrency 64" % (floor, store),
+                          "%.0f" % r["calls_per_s"], r["calls_per_s"] >= floor))
+    if read1000:
+        goals.append(("peak memory at 1,000 in-flight calls under 100 MB", "%.0f MB" % read1000["peak_mb"],
+                      read1000["peak_mb"] < 100))
+    for peer in sorted({r["server"] for r in results} - {"mcp-gen", "upstream"}):
+        behind = [(r["workload"], r["concurrency"]) for r in results if r["server"] == peer and
+                  (m := ours.get(("keyed" if r["workload"] == "write" else r["workload"], r["concurrency"])))
+                  and m["calls_per_s"] < r["calls_per_s"]]
+        goals.append(("ahead of %s in calls/s on every shared workload" % peer,
+                      "behind on %s" % behind if behind else "ahead on all", not behind))
+    print()
+    print("| goal | measured | |")
+    print("|---|---|---|")
+    for goal, figure, met in goals:
+        print("| %s | %s | %s |" % (goal, figure, "met" if met else "missed"))
 
 
 INLINE = """

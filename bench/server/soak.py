@@ -99,7 +99,11 @@ def main():
                               "WHERE application_name = 'mcp-gen-soak'").stdout.strip()
                 events.append((round(elapsed), "pg_terminate_backend", killed))
                 if args.pg_restart and not restarted and elapsed > seconds / 2:
-                    r = subprocess.run(["pg_ctlcluster", "15", "main", "restart"], capture_output=True, text=True)
+                    # The cluster on port 5432, as Debian's pg_lsclusters lists it.
+                    cluster = next((l.split()[:2] for l in subprocess.run(
+                        ["pg_lsclusters", "-h"], capture_output=True, text=True).stdout.splitlines()
+                        if l.split()[2:3] == ["5432"]), ["15", "main"])
+                    r = subprocess.run(["pg_ctlcluster", *cluster, "restart"], capture_output=True, text=True)
                     events.append((round(elapsed), "postgresql restarted", r.returncode))
                     restarted = True
             time.sleep(10 - (time.time() - started) % 10)
@@ -123,7 +127,8 @@ def main():
         "minutes": args.minutes, "concurrency": args.concurrency, "calls": result["calls"],
         "calls_per_s": round(result["calls_per_s"]), "write_intents": result["intents"],
         "intents_done": result["intents_done"], "intents_failed": result["intents_failed"],
-        "retries": result["retries"], "broken_streams": result["transport_errors"],
+        "retries": result["retries"], "final_errors": result["fatal_errors"],
+        "broken_streams": result["transport_errors"],
         "retryable_answers": result["tool_errors"], "upstream_faults": ledger["faults_injected"],
         "invoices": ledger["invoices"], "missing_intents": ledger["missing"],
         "duplicated_intents": ledger["duplicated"], "panics": panics, "server_alive": alive,
@@ -137,6 +142,7 @@ def main():
             json.dump({"report": report, "rss": samples, "events": events}, f, indent=1)
     print(json.dumps(report, indent=1))
     ok = (report["missing_intents"] == 0 and report["duplicated_intents"] == 0 and report["intents_failed"] == 0
+          and report["final_errors"] == 0
           and panics == 0 and alive and (report["growth_pct"] or 0) < 10)
     sys.exit(0 if ok else 1)
 

@@ -69,6 +69,8 @@ struct Totals {
     transport_errors: AtomicU64,
     http_errors: AtomicU64,
     retries: AtomicU64,
+    /// Answers that are final errors (not retryable, or not retried).
+    fatal: AtomicU64,
     intents: AtomicU64,
     intents_done: AtomicU64,
     intents_failed: AtomicU64,
@@ -184,6 +186,7 @@ async fn run(
         "transport_errors": load(&totals.transport_errors),
         "replayed": load(&totals.replayed),
         "retries": load(&totals.retries),
+        "fatal_errors": load(&totals.fatal),
         "intents": load(&totals.intents),
         "intent_end": next_intent.load(Ordering::Relaxed),
         "intents_done": load(&totals.intents_done),
@@ -266,6 +269,7 @@ async fn worker(
                 if retryable && config.retry {
                     retry_after = Some(retry_after_ms(&body).unwrap_or(100).min(2000));
                 } else {
+                    totals.fatal.fetch_add(1, Ordering::Relaxed);
                     note(&totals, body);
                     if !read {
                         totals.intents_failed.fetch_add(1, Ordering::Relaxed);
@@ -279,6 +283,7 @@ async fn worker(
                 if config.retry && (status == 503 || status == 429) {
                     retry_after = Some(100);
                 } else {
+                    totals.fatal.fetch_add(1, Ordering::Relaxed);
                     if !read {
                         totals.intents_failed.fetch_add(1, Ordering::Relaxed);
                     }
