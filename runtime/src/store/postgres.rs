@@ -223,18 +223,7 @@ impl Store for PgStore {
                 "INSERT INTO mcpgen_audit
                  (at_ms, instance, request_id, caller, tool, key, arguments, outcome, replayed, duration_ms)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                &[
-                    &row.at_ms,
-                    &row.instance,
-                    &row.request_id,
-                    &row.caller,
-                    &row.tool,
-                    &row.key,
-                    &row.arguments,
-                    &row.outcome,
-                    &row.replayed,
-                    &row.duration_ms,
-                ],
+                &audit_values(row),
             )
             .await?;
             Ok(())
@@ -262,24 +251,10 @@ impl Store for PgStore {
                         VALUES ($7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING 1
                     )
                     SELECT (SELECT count(*) FROM done) AS completed, (SELECT count(*) FROM logged) AS audited",
-                    &[
-                        &scope.tool,
-                        &scope.caller,
-                        &scope.key,
-                        &owner,
-                        &result,
-                        &expires_ms,
-                        &row.at_ms,
-                        &row.instance,
-                        &row.request_id,
-                        &row.caller,
-                        &row.tool,
-                        &row.key,
-                        &row.arguments,
-                        &row.outcome,
-                        &row.replayed,
-                        &row.duration_ms,
-                    ],
+                    &[&scope.tool as &(dyn ToSql + Sync), &scope.caller, &scope.key, &owner, &result, &expires_ms]
+                        .into_iter()
+                        .chain(audit_values(row))
+                        .collect::<Vec<_>>(),
                 )
                 .await?;
             Ok(rows.first().is_some_and(|r| r.get::<_, i64>(0) == 1))
@@ -304,6 +279,22 @@ impl Store for PgStore {
             None => self.url.clone(),
         }
     }
+}
+
+/// An audit row's columns, in the order the store's statements list them.
+fn audit_values(row: &AuditRow) -> [&(dyn ToSql + Sync); 10] {
+    [
+        &row.at_ms,
+        &row.instance,
+        &row.request_id,
+        &row.caller,
+        &row.tool,
+        &row.key,
+        &row.arguments,
+        &row.outcome,
+        &row.replayed,
+        &row.duration_ms,
+    ]
 }
 
 /// Whether `e` means the connection is gone (closed, or its backend shut down by an operator or
