@@ -191,12 +191,11 @@ def main():
         log("building the bench and the generated invoices server (release)")
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "mcp-gen-bench-server", "-p", "invoices-mcp"],
                        cwd=ROOT, check=True)
-    env_install = dict(os.environ, BENCH=BENCH)
     peers = [p for p in ("fastmcp", "rmcp") if p in only]
     if peers:
-        fns = " ".join({"fastmcp": "install_fastmcp", "rmcp": "install_rmcp"}[p] for p in peers)
-        subprocess.run(["bash", "-c", "log(){ echo \"[install] $*\" >&2; }; source \"$BENCH/install.sh\"; " +
-                        "; ".join(fns.split())], env=env_install, check=True)
+        installs = "; ".join({"fastmcp": "install_fastmcp", "rmcp": "install_rmcp"}[p] for p in peers)
+        subprocess.run(["bash", "-c", 'log(){ echo "[install] $*" >&2; }; source "$BENCH/install.sh"; ' + installs],
+                       env=dict(os.environ, BENCH=BENCH), check=True)
 
     results, procs = [], []
 
@@ -361,10 +360,6 @@ if __name__ == "__main__":
     TMP = tempfile.mkdtemp(prefix="bench-server-")
     SCHEMA = "bench_server_%d" % os.getpid()
     SPEC_JSON = os.path.join(TMP, "invoices.json")
-    try:
-        import yaml  # noqa: F401  (only in bench/.venv)
-    except ImportError:
-        pass
     # The peers read the spec as JSON, with parameter $refs inlined: rmcp-openapi-server drops
     # a referenced path parameter (its get-invoice tool would take no invoice id).
     subprocess.run([os.path.join(BENCH, ".venv", "bin", "python"), "-c", INLINE, SPEC, SPEC_JSON], check=True)

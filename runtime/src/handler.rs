@@ -686,7 +686,7 @@ impl Handler {
         }
         let (result, code, retryable) = settle(self.run(entry, route, &args, owned.map(|(_, k, _)| k), call).await);
         if let Some((guard, keyed, owner)) = owned {
-            guard.finish(keyed, owner, &result, retryable).await;
+            guard.finish(keyed, owner, &result, retryable, None).await;
         }
         (result, code)
     }
@@ -745,7 +745,7 @@ impl Handler {
                             tx.rollback().await;
                             let (result, code, retryable) = settle(Err(ToolError::from(e)));
                             if let Some((guard, keyed, owner)) = owned {
-                                guard.finish(keyed, owner, &result, retryable).await;
+                                guard.finish(keyed, owner, &result, retryable, None).await;
                             }
                             return (result, code);
                         }
@@ -769,7 +769,7 @@ impl Handler {
             }
             (Ok(result), None) => {
                 if let Some((guard, keyed, owner)) = owned {
-                    guard.finish(keyed, owner, &result, false).await;
+                    guard.finish(keyed, owner, &result, false, None).await;
                 }
                 (result, None)
             }
@@ -779,7 +779,7 @@ impl Handler {
                 }
                 let (result, code, retryable) = settle(Err(e));
                 if let Some((guard, keyed, owner)) = owned {
-                    guard.finish(keyed, owner, &result, retryable).await;
+                    guard.finish(keyed, owner, &result, retryable, None).await;
                 }
                 (result, code)
             }
@@ -878,7 +878,7 @@ impl Handler {
         // leaves a retry that replays, never one that runs again.
         match (owned, &keyed) {
             (Some((owner, retryable)), Some(keyed)) => {
-                guard.finish_audited(keyed, &owner, &result, retryable, &row).await;
+                guard.finish(keyed, &owner, &result, retryable, Some(&row)).await;
             }
             _ => {
                 if let Err(e) = guard.store().audit(&row).await {

@@ -105,57 +105,47 @@ impl Guard {
         }
     }
 
-    /// [`Guard::finish`], and the call's audit row written with the record (one commit).
-    pub async fn finish_audited(
+    /// Records the outcome of an owned call: stored for replay, or forgotten when a retry may
+    /// succeed; with `audit`, the call's audit row is written too, in the same commit as the
+    /// record where the store can. A store failure here is logged: the call already happened,
+    /// and its answer still goes to the caller.
+    pub async fn finish(
         &self,
         keyed: &Keyed,
         owner: &str,
         result: &CallToolResult,
         retryable: bool,
-        row: &AuditRow,
+        audit: Option<&AuditRow>,
     ) {
-        let text = if retryable { None } else { serde_json::to_string(result).ok() };
-        let Some(text) = text else {
-            self.finish(keyed, owner, result, retryable).await;
-            if let Err(e) = self.store.audit(row).await {
-                tracing::warn!(error = %e, tool = %row.tool, "cannot write the audit row");
-            }
-            return;
-        };
-        let expires = now_ms().saturating_add(keyed.ttl_ms);
-        match self.store.complete_audited(&keyed.scope, owner, &text, expires, row).await {
-            Ok(true) => {}
-            Ok(false) => {
-                tracing::warn!(tool = %keyed.scope.tool, "idempotency record taken over after its lease lapsed")
-            }
-            Err(e) => tracing::warn!(error = %e, tool = %keyed.scope.tool, "cannot store a result and its audit row"),
-        }
-    }
-
-    /// Records the outcome of an owned call: stored for replay, or forgotten when a retry may
-    /// succeed. A store failure here is logged: the call already happened, and its answer still
-    /// goes to the caller.
-    pub async fn finish(&self, keyed: &Keyed, owner: &str, result: &CallToolResult, retryable: bool) {
-        if retryable {
-            if let Err(e) = self.store.release(&keyed.scope, owner).await {
-                tracing::warn!(error = %e, tool = %keyed.scope.tool, "cannot release an idempotency record");
-            }
-            return;
-        }
-        let text = match serde_json::to_string(result) {
-            Ok(t) => t,
-            Err(e) => {
+        let tool = &keyed.scope.tool;
+        let text = match (retryable, serde_json::to_string(result)) {
+            (true, _) => None,
+            (false, Ok(text)) => Some(text),
+            (false, Err(e)) => {
                 tracing::error!(error = %e, "cannot serialise a result for replay");
-                return;
+                None
             }
         };
-        let expires = now_ms().saturating_add(keyed.ttl_ms);
-        match self.store.complete(&keyed.scope, owner, &text, expires).await {
-            Ok(true) => {}
-            Ok(false) => {
-                tracing::warn!(tool = %keyed.scope.tool, "idempotency record taken over after its lease lapsed")
+        let Some(text) = text else {
+            if retryable && let Err(e) = self.store.release(&keyed.scope, owner).await {
+                tracing::warn!(error = %e, tool = %tool, "cannot release an idempotency record");
             }
-            Err(e) => tracing::warn!(error = %e, tool = %keyed.scope.tool, "cannot store a result for replay"),
+            if let Some(row) = audit
+                && let Err(e) = self.store.audit(row).await
+            {
+                tracing::warn!(error = %e, tool = %tool, "cannot write the audit row");
+            }
+            return;
+        };
+        let expires = now_ms().saturating_add(keyed.ttl_ms);
+        let stored = match audit {
+            Some(row) => self.store.complete_audited(&keyed.scope, owner, &text, expires, row).await,
+            None => self.store.complete(&keyed.scope, owner, &text, expires).await,
+        };
+        match stored {
+            Ok(true) => {}
+            Ok(false) => tracing::warn!(tool = %tool, "idempotency record taken over after its lease lapsed"),
+            Err(e) => tracing::warn!(error = %e, tool = %tool, "cannot store a result for replay"),
         }
     }
 }

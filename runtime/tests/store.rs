@@ -173,7 +173,7 @@ async fn guard_suite(store: Arc<dyn Store>) {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 let result = CallToolResult::structured(json!({"invoice": format!("inv_{n}"), "total": 0.1 + 0.2}));
                 let text = serde_json::to_string(&result).unwrap();
-                guard.finish(&keyed, &owner, &result, false).await;
+                guard.finish(&keyed, &owner, &result, false, None).await;
                 (text, false)
             }
             Begin::Replay(mut r) => {
@@ -225,14 +225,14 @@ async fn guard_suite(store: Arc<dyn Store>) {
     let keyed = idempotency::resolve("create_invoice", &KEY, &b, "anonymous", store::now_ms()).unwrap();
     let Begin::Run { owner } = guard.begin(&keyed).await else { panic!("fresh key") };
     let failed = mcp_gen_runtime::error::ToolError::new("upstream_unavailable", "down", "Retry.").retryable(Some(10));
-    guard.finish(&keyed, &owner, &failed.into_result(), true).await;
+    guard.finish(&keyed, &owner, &failed.into_result(), true, None).await;
     assert!(matches!(guard.begin(&keyed).await, Begin::Run { .. }));
     // A definitive failure is: the retry gets the same error.
     let c = args(json!({"customer": "c3", "idempotency_key": "intent-3"}));
     let keyed = idempotency::resolve("create_invoice", &KEY, &c, "anonymous", store::now_ms()).unwrap();
     let Begin::Run { owner } = guard.begin(&keyed).await else { panic!("fresh key") };
     let rejected = mcp_gen_runtime::error::ToolError::new("invalid_argument", "no such customer", "Check it.");
-    guard.finish(&keyed, &owner, &rejected.into_result(), false).await;
+    guard.finish(&keyed, &owner, &rejected.into_result(), false, None).await;
     match guard.begin(&keyed).await {
         Begin::Replay(r) => assert_eq!(r.is_error, Some(true)),
         _ => panic!("a definitive failure is replayed"),
