@@ -347,3 +347,46 @@ fn output_only_fields_leave_inputs_and_stay_in_outputs() {
     assert_eq!(f.constraints, f.preserved);
     assert!(f.constraints >= 2, "{}", f.constraints);
 }
+
+/// Answers as servers send them: a Swagger 2.0 (or 3.0) description cannot say `null`, so its
+/// output schemas let fields be `null`; a 3.1 description says it where it means it and is
+/// served as written. Inputs are never widened.
+#[test]
+fn outputs_from_descriptions_that_cannot_say_null_admit_it() {
+    let contents = json!({"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string"}, "content": {"type": "string"},
+        "owner": {"$ref": "#/definitions/User"}}});
+    let user = json!({"type": "object", "properties": {"login": {"type": "string"}}});
+    let swagger = json!({
+        "swagger": "2.0", "info": {"title": "Files", "version": "1"},
+        "paths": {"/files/{name}": {"get": {"operationId": "getFile",
+            "parameters": [{"name": "name", "in": "path", "required": true, "type": "string"}],
+            "responses": {"200": {"description": "ok", "schema": {"$ref": "#/definitions/Contents"}}}}}},
+        "definitions": {"Contents": contents, "User": user}
+    });
+    let text = swagger.to_string();
+    let openapi31 = text
+        .replace(r#""swagger":"2.0""#, r#""openapi":"3.1.0""#)
+        .replace("#/definitions/", "#/components/schemas/")
+        .replace(
+            r##""schema":{"$ref":"#/components/schemas/Contents"}"##,
+            r##""content":{"application/json":{"schema":{"$ref":"#/components/schemas/Contents"}}}"##,
+        )
+        .replace(r#""type":"string"}],"#, r#""schema":{"type":"string"}}],"#)
+        .replace(r#""definitions":"#, r#""components":{"schemas":"#);
+    let openapi31 = format!("{openapi31}}}");
+    let answer = json!({"name": "a.txt", "content": null, "owner": {"login": null}});
+    for (name, text, admits) in [("files.json", text, true), ("files31.json", openapi31, false)] {
+        let input =
+            Input { spec: mcp_gen::SourceInput::Text { name: name.into(), text }, overlay: None, versions: Vec::new() };
+        let output = generate(&input, &settings()).unwrap_or_else(|r| panic!("{name}: {r:?}"));
+        let get = tool(&output, "get_file");
+        let schema = get.output_schema.clone().unwrap();
+        let validator = jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(&schema).unwrap();
+        assert_eq!(validator.is_valid(&answer), admits, "{name}: {schema}");
+        // `name` is required: present, though it may be null; the answer's own shape is kept.
+        assert!(!validator.is_valid(&json!({"content": "x"})), "{name}");
+        assert!(!validator.is_valid(&json!(null)), "{name}");
+        assert_eq!(get.input_schema["properties"]["name"]["type"], "string", "{name}");
+    }
+}

@@ -93,13 +93,14 @@ async fn metrics_pass_promtool_and_count_the_calls_made() {
     client.cancel().await.unwrap();
 
     let text = reqwest::get(format!("http://{metrics_addr}/metrics")).await.unwrap().text().await.unwrap();
+    ensure_promtool();
     let mut promtool = Command::new("promtool")
         .args(["check", "metrics"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("promtool (Debian's prometheus package; .ci/run installs it)");
+        .expect("promtool (Debian's prometheus package)");
     std::io::Write::write_all(&mut promtool.stdin.take().unwrap(), text.as_bytes()).unwrap();
     let checked = promtool.wait_with_output().unwrap();
     assert!(
@@ -127,4 +128,21 @@ async fn metrics_pass_promtool_and_count_the_calls_made() {
     assert_eq!(value(&s, "mcp_tool_call_duration_seconds_bucket", &[("tool", "get_invoice"), ("le", "+Inf")]), 4.0);
     let total: f64 = s.iter().filter(|((name, _), _)| name == calls).map(|(_, v)| v).sum();
     assert_eq!(total, 8.0, "every call counted once");
+}
+
+/// promtool is Debian's `prometheus` package: installed here when the machine lacks it, so the
+/// README's test command passes on a fresh machine as it does in CI.
+fn ensure_promtool() {
+    let found = || Command::new("promtool").arg("--version").output().is_ok_and(|o| o.status.success());
+    if found() {
+        return;
+    }
+    let apt = |args: &[&str]| {
+        Command::new("apt-get").args(args).env("DEBIAN_FRONTEND", "noninteractive").status().is_ok_and(|s| s.success())
+    };
+    let installed = apt(&["update", "-qq"]) && apt(&["install", "-y", "-qq", "--no-install-recommends", "prometheus"]);
+    assert!(
+        installed && found(),
+        "promtool is missing and `apt-get install prometheus` failed: install Debian's prometheus package"
+    );
 }

@@ -60,6 +60,8 @@ struct Entry {
     validator: OnceLock<Result<Validator, String>>,
     /// Checks the upstream's answers against `output`; built on the tool's first answer.
     answer_validator: OnceLock<Result<Validator, String>>,
+    /// The places where this tool's answers left its outputSchema, each logged once.
+    mismatches: std::sync::Mutex<std::collections::BTreeSet<String>>,
     /// The tool's approval rule (R8), parsed on its first call.
     rule: OnceLock<Result<cel::Program, String>>,
 }
@@ -267,6 +269,7 @@ impl Builder {
                 output: tool.output_schema.as_ref().map(|o| Value::Object((**o).clone())),
                 validator: OnceLock::new(),
                 answer_validator: OnceLock::new(),
+                mismatches: Default::default(),
                 rule: OnceLock::new(),
             });
         }
@@ -488,7 +491,7 @@ impl Handler {
         }
         let (answer, problem) = match &result.structured_content {
             Some(value) => {
-                let validator = match entry.answer_validator.get_or_init(|| validate::compile(schema)) {
+                let validator = match entry.answer_validator.get_or_init(|| validate::compile_answers(schema)) {
                     Ok(v) => v,
                     Err(e) => return Err(ToolError::internal(format!("the tool's outputSchema {e}"))),
                 };
@@ -514,8 +517,20 @@ impl Handler {
             )));
         }
         let label = route.operation();
-        tracing::warn!(tool = entry.decl.name, operation = %label, problem = %problem,
-            "the upstream's answer does not match the tool's outputSchema: sent as an unexpected_answer error (correct the spec's response schema, or serve with --no-answer-check)");
+        let places = match (&result.structured_content, entry.answer_validator.get()) {
+            (Some(value), Some(Ok(validator))) => validate::answer_places(validator, value),
+            _ => vec![String::new()],
+        };
+        for place in &places {
+            crate::telemetry::unexpected_answer(entry.decl.name, place);
+            // Said once per tool and place: an upstream that always answers so would otherwise
+            // fill the log with the same line.
+            let first = entry.mismatches.lock().map(|mut seen| seen.insert(place.clone())).unwrap_or(false);
+            if first {
+                tracing::warn!(tool = entry.decl.name, operation = %label, pointer = %place, problem = %problem,
+                    "the upstream's answer does not match the tool's outputSchema: sent as an unexpected_answer error (correct the spec's response schema, or serve with --no-answer-check)");
+            }
+        }
         let recovery = if entry.read_only() {
             "Read the result in `answer`; the same call gets the same kind of answer."
         } else {

@@ -13,6 +13,7 @@ const REPLAYS: &str = "mcp_idempotency_replays_total";
 const CONFLICTS: &str = "mcp_idempotency_conflicts_total";
 const UPSTREAM_ERRORS: &str = "mcp_upstream_errors_total";
 const HANDLE_REFUSALS: &str = "mcp_handle_refusals_total";
+const UNEXPECTED_ANSWERS: &str = "mcp_unexpected_answers_total";
 
 /// Latency buckets in seconds: a loopback upstream answers in about a millisecond, a slow one
 /// in tens of seconds (the default upstream timeout is 30 s).
@@ -36,6 +37,10 @@ pub fn install() -> Result<PrometheusHandle, String> {
     metrics::describe_counter!(
         HANDLE_REFUSALS,
         "Next-page handles refused (forged, another caller's, expired), by tool."
+    );
+    metrics::describe_counter!(
+        UNEXPECTED_ANSWERS,
+        "Upstream answers outside the tool's outputSchema, by tool and the place (JSON Pointer, array indices as *) where they leave it."
     );
     Ok(handle)
 }
@@ -87,4 +92,9 @@ pub fn call(tool: &'static str, outcome: &str, replayed: bool, seconds: f64) {
 /// A next-page handle the server refused.
 pub fn handle_refused(tool: &'static str) {
     metrics::counter!(HANDLE_REFUSALS, "tool" => tool).increment(1);
+}
+
+/// An upstream answer that left the tool's outputSchema at `pointer`.
+pub fn unexpected_answer(tool: &'static str, pointer: &str) {
+    metrics::counter!(UNEXPECTED_ANSWERS, "tool" => tool, "pointer" => pointer.to_owned()).increment(1);
 }

@@ -199,6 +199,14 @@ impl Upstream {
                 )
                 .retryable(None));
             }
+            // Nothing left this server: the request itself could not be made.
+            Err(e) if e.is_builder() => {
+                return Err(ToolError::new(
+                    codes::INVALID_ARGUMENT,
+                    format!("{label}: the request cannot be made from these arguments ({e}); it was not sent"),
+                    "Correct the arguments and call again; the same arguments fail again.",
+                ));
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "upstream request failed");
                 return Err(ToolError::new(
@@ -295,8 +303,10 @@ pub fn build(
         .args
         .iter()
         .filter(|arg| Some(arg.name) != link_cursor)
-        .filter_map(|arg| args.get(arg.name).map(|v| (arg.target, v)));
-    for (target, value) in given.chain(fixed.iter().map(|(t, v)| (*t, v))) {
+        .filter_map(|arg| args.get(arg.name).map(|v| (Some(arg.name), arg.target, v)));
+    // The arguments that went into the URL's path, for a URL that cannot be sent.
+    let mut in_path: Vec<&str> = Vec::new();
+    for (arg, target, value) in given.chain(fixed.iter().map(|(t, v)| (None, *t, v))) {
         match target {
             Target::Path { name, style, explode } => {
                 if is_dot_segment(value) {
@@ -312,6 +322,7 @@ pub fn build(
                 }
                 let placeholder = format!("{{{name}}}");
                 path = path.replace(&placeholder, &params::path(name, value, style, explode));
+                in_path.extend(arg);
             }
             Target::Query { name, style, explode, allow_reserved, json } => {
                 if value.is_null() {
@@ -319,8 +330,32 @@ pub fn build(
                 }
                 query.extend(params::query(name, &json_text(value, json), style, explode, allow_reserved));
             }
-            Target::Header { name, json } => headers.push((name.to_owned(), params::header(&json_text(value, json)))),
-            Target::Cookie { name, json } => cookies.push(params::cookie(name, &json_text(value, json))),
+            Target::Header { name, json } => {
+                let text = params::header(&json_text(value, json));
+                if HeaderValue::from_str(&text).is_err() {
+                    return Err(unbuildable(
+                        arg.unwrap_or(name),
+                        format!(
+                            "header `{name}` cannot carry this value (a line break, control or non-ASCII character)"
+                        ),
+                        "Give it printable ASCII text on one line",
+                    ));
+                }
+                headers.push((name.to_owned(), text))
+            }
+            Target::Cookie { name, json } => {
+                let text = params::cookie(name, &json_text(value, json));
+                if HeaderValue::from_str(&text).is_err() {
+                    return Err(unbuildable(
+                        arg.unwrap_or(name),
+                        format!(
+                            "cookie `{name}` cannot carry this value (a line break, control or non-ASCII character)"
+                        ),
+                        "Give it printable ASCII text on one line",
+                    ));
+                }
+                cookies.push(text)
+            }
             Target::BodyField(name) => {
                 body_fields.insert(name.to_owned(), value.clone());
             }
@@ -375,7 +410,48 @@ pub fn build(
         url.push(if url.contains('?') { '&' } else { '?' });
         url.push_str(&query.join("&"));
     }
+    check_url(&url, base, &in_path)?;
     Ok(Request { method: tool.method.as_str(), url, headers, body })
+}
+
+/// A request that was never sent because it cannot be made from these arguments: not an
+/// upstream failure, and the same arguments fail the same way (E2).
+fn unbuildable(arg: &str, why: String, fix: &str) -> ToolError {
+    ToolError::new(
+        codes::INVALID_ARGUMENT,
+        format!("`{arg}`: {why}; the request was not sent"),
+        format!("{fix} as `{arg}` and call again; the same value fails again."),
+    )
+    .field(arg)
+}
+
+/// The URL parses and stays on the upstream's origin under its base path; otherwise the
+/// path arguments that made it are named. A value must never move a call to another host
+/// (`@host` would become the authority once concatenated after the base).
+fn check_url(url: &str, base: &str, in_path: &[&str]) -> Result<(), ToolError> {
+    let within = |u: &reqwest::Url, b: &reqwest::Url| {
+        u.scheme() == b.scheme()
+            && u.host_str() == b.host_str()
+            && u.port_or_known_default() == b.port_or_known_default()
+            && u.username() == b.username()
+            && u.path().starts_with(b.path().trim_end_matches('/'))
+    };
+    let Ok(base_url) = reqwest::Url::parse(base) else {
+        return Err(ToolError::internal(format!("the upstream URL `{base}` does not parse")));
+    };
+    let problem = match reqwest::Url::parse(url) {
+        Ok(u) if within(&u, &base_url) => return Ok(()),
+        Ok(_) => "would send the call outside the upstream API's address",
+        Err(_) => "makes a URL that cannot be sent",
+    };
+    let arg = in_path.first().copied().unwrap_or("path");
+    let also = match in_path.get(1..) {
+        Some(rest) if !rest.is_empty() => {
+            format!(" (with {})", rest.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "))
+        }
+        _ => String::new(),
+    };
+    Err(unbuildable(arg, format!("this value{also} {problem}"), "Give the id or path segment an earlier answer gave"))
 }
 
 /// Puts the chosen secrets where their schemes say: headers, query pairs or cookies.
@@ -507,16 +583,23 @@ fn form(value: &Value) -> Result<Vec<u8>, ToolError> {
         ));
     };
     let mut form = form_urlencoded::Serializer::new(String::new());
+    // A form field is text: a scalar, or a list of scalars sent as repeated fields. A nested
+    // object has no one encoding upstreams agree on, so it is refused rather than guessed.
+    let nested = |v: &Value| v.is_object() || v.is_array();
     for (k, v) in map {
-        match v {
-            Value::Array(items) => {
-                for i in items {
-                    form.append_pair(k, &params::scalar(i));
-                }
-            }
-            other => {
-                form.append_pair(k, &params::scalar(other));
-            }
+        let items: Vec<&Value> = match v {
+            Value::Array(items) => items.iter().collect(),
+            other => vec![other],
+        };
+        if items.iter().any(|i| nested(i)) {
+            return Err(unbuildable(
+                k,
+                "an application/x-www-form-urlencoded body carries only text fields, and this value nests an object or a list".to_owned(),
+                "Give a text, number or boolean (or a list of them)",
+            ));
+        }
+        for i in items {
+            form.append_pair(k, &params::scalar(i));
         }
     }
     Ok(form.finish().into_bytes())
@@ -783,6 +866,53 @@ mod tests {
         assert_eq!(req.url, "http://up/withdrawals/w1/actions");
         let (_, body) = req.body.unwrap();
         assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), json!({"note": "ok", "action": "approve"}));
+    }
+
+    /// A request that cannot be made is refused before anything is sent, naming the argument,
+    /// and not retryable: never `upstream_unavailable` (E2).
+    fn refused(result: Result<Request, ToolError>, field: &str) {
+        let e = result.expect_err("the request must not be built");
+        assert_eq!((e.code, e.retryable, e.field.as_deref()), (codes::INVALID_ARGUMENT, false, Some(field)), "{e:?}");
+        assert!(e.message.contains("not sent"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_url_that_cannot_be_sent_names_its_argument() {
+        static BY_HREF: ToolDecl = ToolDecl {
+            name: "read_group",
+            path: "{group_href}",
+            args: &[ArgDecl {
+                name: "group_href",
+                target: Target::Path { name: "group_href", style: Style::Simple, explode: false },
+                required: true,
+            }],
+            ..TOOL
+        };
+        let args = json!({"group_href": "/api/v3/groups/1/"});
+        // Percent-encoded after the base's port, the path becomes no URL at all.
+        refused(build(&BY_HREF, args.as_object().unwrap(), "http://127.0.0.1:8000", vec![]), "group_href");
+        // Nor may a value move the call to another host.
+        let args = json!({"group_href": "@evil.example"});
+        refused(build(&BY_HREF, args.as_object().unwrap(), "http://127.0.0.1:8000", vec![]), "group_href");
+    }
+
+    #[test]
+    fn a_header_value_with_a_line_break_names_its_argument() {
+        let args = json!({"petId": "1", "X-Trace": "t1\r\nX-Admin: yes"});
+        refused(build(&TOOL, args.as_object().unwrap(), "http://up", vec![]), "X-Trace");
+    }
+
+    #[test]
+    fn a_form_body_that_cannot_be_encoded_names_its_field() {
+        static FORM: ToolDecl = ToolDecl {
+            body: Some(BodyDecl { media_type: "application/x-www-form-urlencoded", encoding: Encoding::Form }),
+            ..TOOL
+        };
+        let args = json!({"petId": "1", "name": {"first": "Rex"}});
+        refused(build(&FORM, args.as_object().unwrap(), "http://up", vec![]), "name");
+        let args = json!({"petId": "1", "name": ["Rex", "Max"]});
+        let req = build(&FORM, args.as_object().unwrap(), "http://up", vec![]).unwrap();
+        assert_eq!(req.body.unwrap().1, b"name=Rex&name=Max");
     }
 
     #[test]

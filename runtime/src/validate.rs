@@ -20,6 +20,18 @@ pub fn compile(schema: &Value) -> Result<Validator, String> {
         .map_err(|e| format!("does not compile: {e}"))
 }
 
+/// The validator of a tool's answers: like [`compile`], but `format` is an annotation, as
+/// JSON Schema 2020-12 makes it by default. Upstreams send relative hrefs under `format: uri`
+/// and local times under `format: date-time`; a call that took effect must not read as a
+/// failure for that (arguments are still checked against their formats).
+pub fn compile_answers(schema: &Value) -> Result<Validator, String> {
+    jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .should_validate_formats(false)
+        .build(schema)
+        .map_err(|e| format!("does not compile: {e}"))
+}
+
 /// Optional arguments sent as `null` count as absent, at every depth, unless the schema that
 /// governs them (the declared property, else `additionalProperties`) accepts `null`: models
 /// often send `null` for "not given", and a strict provider variant sends it for every field
@@ -250,6 +262,27 @@ const MAX_PROBLEM_CHARS: usize = 160;
 pub fn answer(validator: &Validator, schema: &Value, value: &Value) -> Option<String> {
     let problems = problems(validator, schema, value);
     (!problems.is_empty()).then(|| listed(&problems, MAX_PROBLEM_CHARS))
+}
+
+/// The places in an answer where it leaves its schema, as JSON Pointers with array indices as
+/// `*` (so a metric label names a field of every item, not each item), distinct, in order.
+pub fn answer_places(validator: &Validator, value: &Value) -> Vec<String> {
+    let mut places: Vec<String> = Vec::new();
+    for e in validator.iter_errors(value).take(MAX_PROBLEMS + 1) {
+        let place: Vec<String> = e
+            .instance_path()
+            .as_str()
+            .split('/')
+            .map(|seg| {
+                if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) { "*".to_owned() } else { seg.to_owned() }
+            })
+            .collect();
+        let place = place.join("/");
+        if !places.contains(&place) {
+            places.push(place);
+        }
+    }
+    places
 }
 
 /// The first problems of `value`: one more than are listed, so a list can say there are more.

@@ -42,6 +42,9 @@ pub struct SourceInfo {
     pub file_name: String,
     pub api_title: String,
     pub api_version: String,
+    /// The description cannot say `null` (Swagger 2.0, OpenAPI 3.0): answers' fields may be
+    /// `null` wherever the description types them (`schema::nulls`).
+    pub answers_admit_null: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

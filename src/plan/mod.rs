@@ -134,6 +134,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
             file_name: api.file_name.clone(),
             api_title: api.title.clone(),
             api_version: api.api_version.clone(),
+            answers_admit_null: api.version != crate::load::SpecVersion::OpenApi31,
         },
     };
     search_text::fill(&mut catalog, api);

@@ -6,6 +6,7 @@
 
 pub mod dedup;
 pub mod examples;
+pub mod nulls;
 pub mod tools_json;
 pub mod variant;
 
@@ -70,12 +71,20 @@ pub fn assemble(planned: plan::Catalog) -> (Catalog, Summary) {
         let input = Prepared::new(&defs, Direction::Input);
         (input, output.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     });
+    let nullable_answers = source.answers_admit_null;
     // Tools are independent: assembled on every core.
     let done = crate::par::map_slices(&tools, |tools| {
         let mut out = Vec::with_capacity(tools.len());
         for tool in tools {
             let input_schema = input_schema(tool, &input);
-            let (output_schema, untrimmed) = output_schema(tool, &output, OUTPUT_SCHEMA_BUDGET);
+            let (mut output_schema, untrimmed) = output_schema(tool, &output, OUTPUT_SCHEMA_BUDGET);
+            // A native tool's answers are the crate's own, held to its contract as written.
+            if nullable_answers
+                && !tool.native
+                && let Some(schema) = output_schema.as_mut()
+            {
+                nulls::admit_null_properties(schema);
+            }
             out.push((input_schema, output_schema, untrimmed.map(|size| (tool.name.clone(), size))));
         }
         out
