@@ -216,6 +216,24 @@ pub enum Command {
         #[arg(long)]
         files: bool,
     },
+    /// Call the API's safe reads (and a scenario's writes) on a live upstream and check every
+    /// answer against the contract: each mismatch located in the description with the overlay
+    /// patch that fixes it (exit 1 on mismatches, 2 on errors). Sends no write unless
+    /// --writes asks for it.
+    Verify {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// The upstream's base URL, as `serve --upstream` takes it.
+        #[arg(long, value_name = "URL")]
+        upstream: String,
+        /// A scenario file (`steps: [{tool, args}]`, YAML or JSON): writes sent in order, before
+        /// the reads, whose answers are checked too.
+        #[arg(long, value_name = "SCENARIO")]
+        writes: Option<PathBuf>,
+        /// Write the overlay (--overlay's, or a new one) with the patches added to this file.
+        #[arg(long, value_name = "FILE")]
+        write_overlay: Option<PathBuf>,
+    },
     /// Regenerate every `generated/<name>/` from `specs/<name>/` (what `check` compares against).
     Bless {
         /// Repository root (default: found from the current directory upwards).
@@ -326,6 +344,7 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             if result.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
+        Command::Verify { spec, upstream, writes, write_overlay } => verify(&spec, upstream, writes, write_overlay),
         Command::Lint { spec, json, deny_warnings, against, client } => {
             lint_spec(spec, json, deny_warnings, against, &client)
         }
@@ -768,6 +787,58 @@ fn git_show(rev: &str, path: &Path, dir: &Path) -> Result<PathBuf, String> {
     let target = dir.join(name);
     std::fs::write(&target, &out.stdout).map_err(|e| format!("cannot write {}: {e}", target.display()))?;
     Ok(target)
+}
+
+fn verify(spec: &SpecArgs, upstream: String, writes: Option<PathBuf>, write_overlay: Option<PathBuf>) -> ExitCode {
+    let mut options = crate::verify::Options { upstream, writes: Vec::new() };
+    if let Some(file) = &writes {
+        let mut sources = crate::load::Sources::default();
+        let mut report = crate::diag::Report::new();
+        let value = crate::load::read_value(&file.as_path().into(), &mut sources, &mut report);
+        let scenario = value.and_then(|(name, v)| match serde_path_to_error::deserialize(v) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                let at = e.path().to_string();
+                report.push(
+                    crate::diag::Diagnostic::error(crate::diag::codes::OVERLAY, format!("scenario: {}", e.inner()))
+                        .at(&name, if at == "." { String::new() } else { format!("/{}", at.replace('.', "/")) })
+                        .with_help("write `steps:` as a list of `{tool: NAME, args: {...}}`"),
+                );
+                None
+            }
+        });
+        let Some(crate::verify::Scenario { steps }) = scenario else {
+            print_report(&sources.finish(report));
+            return ExitCode::from(2);
+        };
+        options.writes = steps;
+    }
+    let input = Input::files(&spec.spec, spec.overlay.clone());
+    let verified = match crate::verify::verify(&input, &spec.catalog_settings(), &options) {
+        Ok(v) => v,
+        Err(report) => {
+            print_report(&report);
+            return ExitCode::from(2);
+        }
+    };
+    print!("{}", crate::verify::render(&verified));
+    if let Some(out) = write_overlay {
+        let text = spec.overlay.as_ref().and_then(|o| std::fs::read_to_string(o).ok()).unwrap_or_default();
+        match crate::verify::with_patches(&text, &verified.patches) {
+            Ok(t) => {
+                if let Err(e) = std::fs::write(&out, t) {
+                    eprintln!("error: cannot write {}: {e}", out.display());
+                    return ExitCode::from(2);
+                }
+                eprintln!("wrote {} with {} patch(es)", out.display(), verified.patches.len());
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if verified.mismatches.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
 fn compile(args: &SpecArgs, settings: &Settings) -> Option<crate::Output> {

@@ -19,6 +19,8 @@ pub mod codes {
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported-media-type";
     pub const DUPLICATE_KEY: &str = "duplicate-key";
     pub const OVERLAY: &str = "overlay";
+    /// `mcp-gen verify`: the upstream answered other than the description says.
+    pub const VERIFY: &str = "verify-mismatch";
     pub const OVERLAY_UNUSED: &str = "overlay-unused";
     pub const OVERLAY_UNKNOWN_TARGET: &str = "overlay-unknown-target";
     /// An overlay entry (`params`, `fixed`, `paginate`) names an argument the tool does not have.

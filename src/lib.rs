@@ -25,6 +25,7 @@ pub mod schema;
 pub mod settings;
 pub mod text;
 pub mod tokens;
+pub mod verify;
 pub mod versions;
 pub mod write;
 
@@ -117,8 +118,17 @@ fn run(input: &Input, settings: &Settings, sources: &mut load::Sources) -> Resul
     };
     let mut report = Report::new();
 
-    let doc = load::load_spec(&input.spec, sources, &mut report);
+    // The overlay first: its `patches` correct the description before anything reads it.
     let overlay_value = input.overlay.as_ref().and_then(|o| load::read_value(o, sources, &mut report));
+    let overlay = match overlay_value {
+        Some((file, value)) => match overlay::parse(&file, value, &mut report) {
+            Some(o) => Some((file, o)),
+            None => return Err(sources.finish(report)),
+        },
+        None => None,
+    };
+    let patches = overlay.as_ref().filter(|(_, o)| !o.patches.is_empty()).map(|(f, o)| (f.as_str(), &o.patches[..]));
+    let doc = load::load_patched(&input.spec, patches, sources, &mut report);
     lap("load");
     let Some(doc) = doc else { return Err(sources.finish(report)) };
     if report.has_errors() {
@@ -131,13 +141,6 @@ fn run(input: &Input, settings: &Settings, sources: &mut load::Sources) -> Resul
         return Err(sources.finish(report));
     }
 
-    let overlay = match overlay_value {
-        Some((file, value)) => match overlay::parse(&file, value, &mut report) {
-            Some(o) => Some((file, o)),
-            None => return Err(sources.finish(report)),
-        },
-        None => None,
-    };
     let mut intents = overlay::apply(&api, overlay.as_ref().map(|(f, o)| (f.as_str(), o)), &mut report);
     if report.has_errors() {
         return Err(sources.finish(report));

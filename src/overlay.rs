@@ -44,6 +44,24 @@ pub struct Overlay {
     /// (`fixed`): that splits a mega-endpoint into atomic tools (CONTRACT T2).
     #[serde(default)]
     pub tools: BTreeMap<String, ToolOverlay>,
+    /// Corrections to the description itself, applied to the document as written before
+    /// anything reads it: where the API answers other than its description says (what
+    /// `mcp-gen verify --write-overlay` writes).
+    #[serde(default)]
+    pub patches: Vec<Patch>,
+}
+
+/// One `patches` entry: a JSON Merge Patch (RFC 7396) applied at a place in the description.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Patch {
+    /// JSON Pointer into the description as written (`/definitions/Contents/properties/content`).
+    pub pointer: String,
+    /// Merged into the value there: keys set to `null` are removed, objects merge, anything
+    /// else replaces.
+    pub merge: Value,
+    /// Why the description is wrong here (what was seen upstream).
+    pub why: Option<String>,
 }
 
 /// The server's identity and instructions.
@@ -60,6 +78,27 @@ pub struct ServerOverlay {
     /// How the main endpoint offers the tools (`flat` when absent; the binary's `serve
     /// --exposure` overrides it). Toolset endpoints list their tools in every mode.
     pub exposure: Option<Exposure>,
+    /// Upstream credentials the description does not declare, sent with every call (CONTRACT
+    /// S2): read from an environment variable, never an argument, never logged.
+    #[serde(default)]
+    pub credentials: Vec<Credential>,
+}
+
+/// One `server.credentials` entry: where the secret goes (exactly one of `header`, `query`,
+/// `cookie`), what comes before it, and the variable that holds it.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Credential {
+    /// Sent as this request header (`Authorization`, `X-Api-Key`).
+    pub header: Option<String>,
+    /// Sent as this query parameter.
+    pub query: Option<String>,
+    /// Sent as this cookie.
+    pub cookie: Option<String>,
+    /// Written before the secret, with a space: `token` gives `Authorization: token <secret>`.
+    pub prefix: Option<String>,
+    /// The environment variable holding the secret (`JUPYTER_TOKEN`).
+    pub env: String,
 }
 
 /// `server.exposure`.
@@ -697,6 +736,56 @@ pub(crate) fn closest(target: &str, candidates: impl Iterator<Item = String>, mi
     best.map(|(_, c)| c)
 }
 
+/// `server.credentials`: each entry names one place, a header or variable name that can be
+/// sent, and a variable no other entry reads.
+fn check_credentials(file: &str, at: &str, credentials: &[Credential], report: &mut Report) {
+    let mut envs = BTreeSet::new();
+    for (i, c) in credentials.iter().enumerate() {
+        let here = format!("{at}/credentials/{i}");
+        let places: Vec<&str> = [&c.header, &c.query, &c.cookie].into_iter().flatten().map(String::as_str).collect();
+        let error = |message: String, help: &str| {
+            Diagnostic::error(codes::OVERLAY, message).at(file, here.clone()).with_help(help.to_owned())
+        };
+        if places.len() != 1 {
+            report.push(error(
+                format!("credential {i} names {} places", places.len()),
+                "give exactly one of `header`, `query` or `cookie`",
+            ));
+        }
+        if let Some(bad) = places.iter().find(|n| n.is_empty() || !n.bytes().all(is_token_byte)) {
+            report.push(error(
+                format!("credential {i}: `{bad}` is not a valid header, query or cookie name"),
+                "use letters, digits and `-_.` only (e.g. `Authorization`, `api_key`)",
+            ));
+        }
+        if c.prefix.as_deref().is_some_and(|p| p.is_empty() || !p.bytes().all(is_token_byte)) {
+            report.push(error(
+                format!("credential {i}: prefix `{}` cannot be sent", c.prefix.as_deref().unwrap_or_default()),
+                "write the scheme word alone, e.g. `token` or `Bearer`; the space is added",
+            ));
+        }
+        let valid_env = !c.env.is_empty()
+            && !c.env.starts_with(|ch: char| ch.is_ascii_digit())
+            && c.env.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        if !valid_env {
+            report.push(error(
+                format!("credential {i}: `{}` is not an environment variable name", c.env),
+                "use upper-case letters, digits and `_`, e.g. `JUPYTER_TOKEN`",
+            ));
+        } else if !envs.insert(c.env.as_str()) {
+            report.push(error(
+                format!("credential {i}: `{}` is read by an earlier credential", c.env),
+                "give each credential its own variable",
+            ));
+        }
+    }
+}
+
+/// An RFC 9110 token character: what a header name (and a scheme word) may hold.
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
 /// Checks the overlay, and the `x-mcp-*` keys of the spec, against the API. The overlay file
 /// wins: an operation it declares tools for ignores the spec's own keys.
 pub fn apply(api: &Api, overlay: Option<(&str, &Overlay)>, report: &mut Report) -> Intents {
@@ -710,6 +799,7 @@ pub fn apply(api: &Api, overlay: Option<(&str, &Overlay)>, report: &mut Report) 
 
 fn from_overlay(api: &Api, file: &str, overlay: &Overlay, intents: &mut Intents, report: &mut Report) {
     intents.server = overlay.server.clone();
+    check_credentials(file, "/server", &overlay.server.credentials, report);
     intents.budget = overlay.budget;
     if let Some(ttl) = &overlay.defaults.idempotency_ttl {
         match parse_duration(ttl) {
@@ -976,6 +1066,10 @@ fn from_spec(api: &Api, intents: &mut Intents, report: &mut Report) {
             mine.title = mine.title.take().or(s.title);
             mine.instructions = mine.instructions.take().or(s.instructions);
             mine.exposure = mine.exposure.take().or(s.exposure);
+            if mine.credentials.is_empty() {
+                check_credentials(&api.file, at, &s.credentials, report);
+                mine.credentials = s.credentials;
+            }
         }
     }
     for (index, op) in api.operations.iter().enumerate() {

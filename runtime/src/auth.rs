@@ -36,6 +36,8 @@ pub struct Credentials {
     env_of: BTreeMap<&'static str, &'static [&'static str]>,
     /// Schemes that carry a bearer token: a caller's exchanged token stands in for them.
     bearer: BTreeSet<&'static str>,
+    /// Credentials sent with every call (`SchemeKind::Always`), whichever alternative is chosen.
+    always: Vec<Secret>,
 }
 
 impl Credentials {
@@ -58,6 +60,16 @@ impl Credentials {
                     let client = Client { id, secret: get(2) };
                     Some(Secret::ClientCredentials(Arc::new(ClientCredentials::new(url, client, scopes))))
                 }),
+                SchemeKind::Always { location, name, prefix } => {
+                    if let Some(value) = get(0) {
+                        let value = match prefix {
+                            Some(p) => format!("{p} {value}"),
+                            None => value,
+                        };
+                        c.always.push(Secret::ApiKey { location, name, value });
+                    }
+                    None
+                }
                 SchemeKind::Basic => get(0).map(|user| {
                     let pass = get(1).unwrap_or_default();
                     Secret::Basic(base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}")))
@@ -72,11 +84,19 @@ impl Credentials {
 
     /// The secrets of the first alternative that can be satisfied. `None` when the operation
     /// needs credentials that are not configured; an empty list when none are needed.
+    /// The credentials sent with every call come first.
     pub fn choose<'a>(&'a self, alternatives: &[&[&str]]) -> Option<Vec<&'a Secret>> {
-        if alternatives.is_empty() {
-            return Some(Vec::new());
-        }
-        alternatives.iter().find_map(|alt| alt.iter().map(|name| self.by_scheme.get(*name)).collect::<Option<Vec<_>>>())
+        let chosen = if alternatives.is_empty() {
+            Some(Vec::new())
+        } else {
+            alternatives
+                .iter()
+                .find_map(|alt| alt.iter().map(|name| self.by_scheme.get(*name)).collect::<Option<Vec<_>>>())
+        };
+        chosen.map(|mut c| {
+            c.splice(0..0, self.always.iter());
+            c
+        })
     }
 
     /// Whether some alternative takes a bearer token.
@@ -91,8 +111,10 @@ impl Credentials {
             if !alt.iter().any(|n| self.bearer.contains(n)) {
                 return None;
             }
-            alt.iter()
-                .map(|n| if self.bearer.contains(n) { Some(user) } else { self.by_scheme.get(*n) })
+            self.always
+                .iter()
+                .map(Some)
+                .chain(alt.iter().map(|n| if self.bearer.contains(n) { Some(user) } else { self.by_scheme.get(*n) }))
                 .collect::<Option<Vec<_>>>()
         });
         with_user.or_else(|| self.choose(alternatives))
@@ -107,7 +129,7 @@ impl Credentials {
     }
 
     pub fn configured(&self) -> usize {
-        self.by_scheme.len()
+        self.by_scheme.len() + self.always.len()
     }
 }
 
@@ -123,6 +145,47 @@ mod tests {
         },
         SchemeDecl { name: "basic", kind: SchemeKind::Basic, env: &["T_USER", "T_PASS"] },
     ];
+
+    #[test]
+    fn an_undeclared_credential_goes_with_every_call() {
+        static ALWAYS: [SchemeDecl; 2] = [
+            SchemeDecl {
+                name: "key",
+                kind: SchemeKind::ApiKey { location: KeyLocation::Header, name: "X-Key" },
+                env: &["T_KEY"],
+            },
+            SchemeDecl {
+                name: "jupyter_token",
+                kind: SchemeKind::Always {
+                    location: KeyLocation::Header,
+                    name: "Authorization",
+                    prefix: Some("token"),
+                },
+                env: &["T_JUPYTER"],
+            },
+        ];
+        let c = Credentials::load(&ALWAYS, |k| match k {
+            "T_JUPYTER" => Some("s3cret".to_owned()),
+            "T_KEY" => Some("k".to_owned()),
+            _ => None,
+        });
+        let sent = |alternatives: &[&[&str]]| -> Vec<String> {
+            c.choose(alternatives)
+                .unwrap_or_default()
+                .iter()
+                .map(|s| match s {
+                    Secret::ApiKey { name, value, .. } => format!("{name}: {value}"),
+                    other => format!("{other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(sent(&[]), ["Authorization: token s3cret"]);
+        assert_eq!(sent(&[&["key"]]), ["Authorization: token s3cret", "X-Key: k"]);
+        // Not configured: nothing is sent, and the operation's own schemes still decide.
+        let none = Credentials::load(&ALWAYS, |_| None);
+        assert_eq!(none.choose(&[]).map(|v| v.len()), Some(0));
+        assert!(none.choose(&[&["key"]]).is_none());
+    }
 
     #[test]
     fn picks_the_first_satisfiable_alternative() {

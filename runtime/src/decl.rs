@@ -372,6 +372,13 @@ pub enum SchemeKind {
         token_url: &'static str,
         scopes: &'static [&'static str],
     },
+    /// A credential the description does not declare (overlay `server.credentials`): sent
+    /// with every call, whatever the tool's security, as `prefix` and a space before the secret.
+    Always {
+        location: KeyLocation,
+        name: &'static str,
+        prefix: Option<&'static str>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -245,6 +245,11 @@ fn template_context(catalog: &Catalog, settings: &Settings, variants: &[VariantC
                     },
                     SchemeKind::OAuth2 { client_credentials: None } => "OAuth 2 access token (sent as a bearer token)".to_owned(),
                     SchemeKind::OpenIdConnect => "OpenID Connect access token (sent as a bearer token)".to_owned(),
+                    SchemeKind::Undeclared { location, name, prefix } => format!(
+                        "credential from the overlay, sent with every call as {} `{name}`{}",
+                        location.as_str(),
+                        prefix.as_ref().map(|p| format!(" (`{p} <secret>`)")).unwrap_or_default()
+                    ),
                 }
             };
             SchemeRow { name: s.name.clone(), env: s.env.iter().enumerate().map(|(i, e)| (e.clone(), what(i))).collect() }

@@ -362,15 +362,28 @@ pub fn tools_mod(catalog: &Catalog, modules: &[String]) -> Result<String, String
 
 fn scheme(s: &Scheme) -> TokenStream {
     let name = lit(&s.name);
+    let key_location = |location: &ParamLocation| match location {
+        ParamLocation::Query => quote!(KeyLocation::Query),
+        ParamLocation::Cookie => quote!(KeyLocation::Cookie),
+        ParamLocation::Header | ParamLocation::Path => quote!(KeyLocation::Header),
+    };
     let kind = match &s.kind {
         SchemeKind::ApiKey { location, name } => {
-            let loc = match location {
-                ParamLocation::Query => quote!(KeyLocation::Query),
-                ParamLocation::Cookie => quote!(KeyLocation::Cookie),
-                ParamLocation::Header | ParamLocation::Path => quote!(KeyLocation::Header),
-            };
+            let loc = key_location(location);
             let n = lit(name);
             quote!(SchemeKind::ApiKey { location: #loc, name: #n })
+        }
+        SchemeKind::Undeclared { location, name, prefix } => {
+            let loc = key_location(location);
+            let n = lit(name);
+            let prefix = match prefix {
+                Some(p) => {
+                    let p = lit(p);
+                    quote!(Some(#p))
+                }
+                None => quote!(None),
+            };
+            quote!(SchemeKind::Always { location: #loc, name: #n, prefix: #prefix })
         }
         SchemeKind::Basic => quote!(SchemeKind::Basic),
         // OAuth 2 and OpenID Connect tokens are obtained outside and sent as bearer tokens.

@@ -4,6 +4,7 @@
 
 pub mod bundle;
 pub mod json;
+pub mod patch;
 pub mod swagger2;
 pub mod yaml;
 
@@ -283,7 +284,21 @@ pub fn read_bundled(input: &SourceInput, sources: &mut Sources, report: &mut Rep
 }
 
 pub fn load_spec(input: &SourceInput, sources: &mut Sources, report: &mut Report) -> Option<Document> {
-    let (file, value) = read_bundled(input, sources, report)?;
+    load_patched(input, None, sources, report)
+}
+
+/// [`load_spec`] with an overlay's `patches` (the overlay's file name and its entries) applied
+/// to the document as written, before a Swagger 2.0 document is upgraded.
+pub fn load_patched(
+    input: &SourceInput,
+    patches: Option<(&str, &[crate::overlay::Patch])>,
+    sources: &mut Sources,
+    report: &mut Report,
+) -> Option<Document> {
+    let (file, mut value) = read_bundled(input, sources, report)?;
+    if let Some((overlay_file, patches)) = patches {
+        patch::apply(&mut value, overlay_file, patches, report);
+    }
     let Some(root) = value.as_object() else {
         report.push(
             Diagnostic::error(codes::NOT_A_SPEC, "the document is not an object").at(&file, "").with_help(

@@ -118,7 +118,7 @@ pub fn plan(api: &Api, intents: &Intents, settings: &Settings, report: &mut Repo
         );
     }
     let used: BTreeSet<&str> = tools.iter().flat_map(|t| t.security.iter().flatten().map(String::as_str)).collect();
-    let schemes = schemes(api, &server.env_prefix, &used, report);
+    let schemes = schemes(api, &server.env_prefix, &used, &intents.server.credentials, report);
     excluded.sort_by(|a, b| a.operation.cmp(&b.operation));
     let toolsets = toolsets(api, intents, &tools, report);
     let mut catalog = Catalog {
@@ -1133,7 +1133,13 @@ const SERVER_VARIABLES: &[&str] = &[
     "EXCHANGE_CLIENT_SECRET",
 ];
 
-fn schemes(api: &Api, prefix: &str, used: &BTreeSet<&str>, report: &mut Report) -> Vec<Scheme> {
+fn schemes(
+    api: &Api,
+    prefix: &str,
+    used: &BTreeSet<&str>,
+    undeclared: &[crate::overlay::Credential],
+    report: &mut Report,
+) -> Vec<Scheme> {
     let mut out = Vec::new();
     // The server's own variables (`serve` flags, keys) are not a scheme's to take.
     let mut env_taken: BTreeSet<String> = SERVER_VARIABLES.iter().map(|v| format!("{prefix}_{v}")).collect();
@@ -1169,6 +1175,7 @@ fn schemes(api: &Api, prefix: &str, used: &BTreeSet<&str>, report: &mut Report) 
             }
             SchemeKind::Bearer | SchemeKind::OAuth2 { .. } | SchemeKind::OpenIdConnect => vec![with("_TOKEN")],
             SchemeKind::Basic => vec![format!("{base}_USERNAME"), format!("{base}_PASSWORD")],
+            SchemeKind::Undeclared { .. } => vec![with("_KEY")],
         };
         for e in &mut env {
             while !env_taken.insert(e.clone()) {
@@ -1176,6 +1183,25 @@ fn schemes(api: &Api, prefix: &str, used: &BTreeSet<&str>, report: &mut Report) 
             }
         }
         out.push(Scheme { name: (*name).to_owned(), kind: s.kind.clone(), env });
+    }
+    // The overlay's own credentials keep the variable it names: the team chose it.
+    for c in undeclared {
+        let (location, name) = match (&c.header, &c.query, &c.cookie) {
+            (Some(h), _, _) => (ParamLocation::Header, h),
+            (_, Some(q), _) => (ParamLocation::Query, q),
+            (_, _, Some(k)) => (ParamLocation::Cookie, k),
+            // Reported by the overlay's check.
+            _ => continue,
+        };
+        if !env_taken.insert(c.env.clone()) {
+            report.push(
+                Diagnostic::error(codes::OVERLAY, format!("credential variable `{}` is already the server's", c.env))
+                    .with_help("name another variable in server.credentials"),
+            );
+            continue;
+        }
+        let kind = SchemeKind::Undeclared { location, name: name.clone(), prefix: c.prefix.clone() };
+        out.push(Scheme { name: c.env.to_lowercase(), kind, env: vec![c.env.clone()] });
     }
     out
 }

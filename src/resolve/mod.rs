@@ -264,6 +264,14 @@ pub enum SchemeKind {
         client_credentials: Option<ClientCredentialsFlow>,
     },
     OpenIdConnect,
+    /// A credential the overlay adds (`server.credentials`) that the description does not
+    /// declare: sent on every call, whatever the operation's security says, with `prefix` and a
+    /// space before the secret.
+    Undeclared {
+        location: ParamLocation,
+        name: String,
+        prefix: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
