@@ -51,18 +51,7 @@ pub struct Overlay {
     pub patches: Vec<Patch>,
 }
 
-/// One `patches` entry: a JSON Merge Patch (RFC 7396) applied at a place in the description.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Patch {
-    /// JSON Pointer into the description as written (`/definitions/Contents/properties/content`).
-    pub pointer: String,
-    /// Merged into the value there: keys set to `null` are removed, objects merge, anything
-    /// else replaces.
-    pub merge: Value,
-    /// Why the description is wrong here (what was seen upstream).
-    pub why: Option<String>,
-}
+pub use crate::load::patch::Patch;
 
 /// The server's identity and instructions.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]

@@ -32,6 +32,8 @@ const ORDER: &[&str] = &[
     "fidelity",
     "emit",
     "write",
+    // Checks against a live upstream, from the compiled catalog.
+    "verify",
     // Front ends.
     "build_support",
     "cli",

@@ -291,7 +291,7 @@ pub fn load_spec(input: &SourceInput, sources: &mut Sources, report: &mut Report
 /// to the document as written, before a Swagger 2.0 document is upgraded.
 pub fn load_patched(
     input: &SourceInput,
-    patches: Option<(&str, &[crate::overlay::Patch])>,
+    patches: Option<(&str, &[patch::Patch])>,
     sources: &mut Sources,
     report: &mut Report,
 ) -> Option<Document> {

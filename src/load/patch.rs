@@ -2,10 +2,23 @@
 //! written, so a team corrects what its API really answers without editing a file it may not
 //! own (a description an application publishes). Applied before anything reads the document.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::diag::{Diagnostic, Report, codes};
-use crate::overlay::Patch;
+
+/// One `patches` entry: a JSON Merge Patch (RFC 7396) applied at a place in the description.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Patch {
+    /// JSON Pointer into the description as written (`/definitions/Contents/properties/content`).
+    pub pointer: String,
+    /// Merged into the value there: keys set to `null` are removed, objects merge, anything
+    /// else replaces.
+    pub merge: Value,
+    /// Why the description is wrong here (what was seen upstream).
+    pub why: Option<String>,
+}
 
 /// Applies each patch in order; a pointer that reaches nothing is an error at the patch.
 pub fn apply(doc: &mut Value, overlay_file: &str, patches: &[Patch], report: &mut Report) {

@@ -276,7 +276,8 @@ impl Run<'_> {
             let node_at = start.as_deref().and_then(|s| locate::governing(doc, s, &instance));
             let keyword = error.kind().keyword().to_owned();
             let (kind, node_at) = self.kind(&error, &keyword, seen, node_at);
-            let message = describe(&instance, seen, &kind, &error.to_string());
+            let declared = node_at.as_deref().and_then(|p| doc.pointer(p)).and_then(|n| n.get("type"));
+            let message = describe(&instance, seen, &kind, declared, &error.to_string());
             let at = node_at.clone().or_else(|| start.clone()).unwrap_or_else(|| format!("{op}/responses"));
             let patch = node_at
                 .as_deref()
@@ -338,12 +339,15 @@ impl Run<'_> {
     }
 }
 
-fn describe(instance: &str, seen: &Value, kind: &locate::Kind, fallback: &str) -> String {
+fn describe(instance: &str, seen: &Value, kind: &locate::Kind, declared: Option<&Value>, fallback: &str) -> String {
     let place = if instance.is_empty() { "the answer".to_owned() } else { format!("`{instance}`") };
     match kind {
-        locate::Kind::Type { actual } => {
-            format!("{place} is {actual} in the answer; the description does not allow {actual} there")
-        }
+        locate::Kind::Type { actual } => match declared {
+            Some(t) => {
+                format!("{place} is {actual} in the answer; the description says {}", t.to_string().replace('"', ""))
+            }
+            None => format!("{place} is {actual} in the answer; the description does not allow {actual} there"),
+        },
         locate::Kind::Enum { .. } => format!("{place} is {seen}, a value the description's enum does not list"),
         locate::Kind::Required { property } => {
             format!("{place} has no `{property}`, which the description requires")
@@ -436,8 +440,10 @@ impl Seen {
         let from = tool.list_tool.as_deref();
         keys.iter().find_map(|k| {
             let values = self.by_field.get(k)?;
-            let pick = values.iter().find(|(t, _)| Some(t.as_str()) == from).or_else(|| values.first())?;
-            Some(pick.1.clone())
+            let listed = values.iter().find(|(t, _)| Some(t.as_str()) == from);
+            // A bare `id` is anything's: taken from the tool that lists these ids when there is one.
+            let pick = if k == "id" && from.is_some() { listed } else { listed.or_else(|| values.first()) };
+            Some(pick?.1.clone())
         })
     }
 
