@@ -390,3 +390,26 @@ fn outputs_from_descriptions_that_cannot_say_null_admit_it() {
         assert_eq!(get.input_schema["properties"]["name"]["type"], "string", "{name}");
     }
 }
+
+/// A hand-written definition that lists properties but no `type` (Jupyter Server's `Kernel`)
+/// is an object: the output schema's root says `type: object`, as MCP requires, so clients of
+/// every era read it as the object it is (and none wraps it as `{"result": …}`).
+#[test]
+fn an_output_root_with_properties_and_no_type_is_an_object() {
+    let swagger = json!({
+        "swagger": "2.0", "info": {"title": "Kernels", "version": "1"},
+        "paths": {"/kernels": {"post": {"operationId": "startKernel",
+            "responses": {"201": {"description": "ok", "schema": {"$ref": "#/definitions/Kernel"}}}}}},
+        "definitions": {"Kernel": {"description": "Kernel information", "required": ["id"],
+            "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}}
+    });
+    let input = Input {
+        spec: mcp_gen::SourceInput::Text { name: "kernels.json".into(), text: swagger.to_string() },
+        overlay: None,
+        versions: Vec::new(),
+    };
+    let output = generate(&input, &settings()).unwrap_or_else(|r| panic!("{r:?}"));
+    let schema = tool(&output, "start_kernel").output_schema.clone().unwrap();
+    assert_eq!(schema["type"], "object", "{schema}");
+    assert_eq!(schema["required"], json!(["id"]), "{schema}");
+}

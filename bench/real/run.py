@@ -438,7 +438,8 @@ def run_app(name, eras, keep):
 
 
 def main():
-    if os.path.realpath(sys.executable) != os.path.realpath(HARNESS_PY):
+    # The venv's python links to this one: compare prefixes, not executables.
+    if os.path.realpath(sys.prefix) != os.path.realpath(HARNESS_VENV):
         pip_install(HARNESS_VENV, [SDK])
         os.execv(HARNESS_PY, [HARNESS_PY, os.path.abspath(__file__)] + sys.argv[1:])
     p = argparse.ArgumentParser()
@@ -453,7 +454,7 @@ def main():
     print("\n### The suite\n")
     head = "| application | version | origin | tools | " + " | ".join(f"steps {e}" for e in eras)
     print(head + " | keyed retries reaching it once | verify: before → after | seconds |")
-    print("|" + " --- |" * (6 + len(eras)))
+    print("|" + " --- |" * (7 + len(eras)))
     for r in results:
         cells = []
         for e in eras:

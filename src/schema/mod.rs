@@ -218,6 +218,16 @@ pub fn output_schema(tool: &plan::Tool, prepared: &Prepared, budget: usize) -> (
             root.insert("$defs".to_owned(), d);
         }
     }
+    // A root that lists properties but no `type` (hand-written descriptions often leave it
+    // out) describes an object: say so, as MCP requires of an output schema's root and as
+    // clients before 2026-07-28 read it.
+    if let Value::Object(root) = &mut schema
+        && !root.contains_key("type")
+        && ["properties", "required", "additionalProperties", "patternProperties"].iter().any(|k| root.contains_key(*k))
+        && !["anyOf", "oneOf", "allOf", "$ref", "enum", "const"].iter().any(|k| root.contains_key(*k))
+    {
+        root.shift_insert(0, "type".to_owned(), json!("object"));
+    }
     // The server hands out a handle, or null, where the upstream's next cursor was (H1).
     if let Some((next, ttl)) = tool.pagination.as_ref().and_then(|p| p.handle()) {
         crate::plan::pages::describe_in_output(&mut schema, next, ttl);
