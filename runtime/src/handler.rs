@@ -528,7 +528,7 @@ impl Handler {
             let first = entry.mismatches.lock().map(|mut seen| seen.insert(place.clone())).unwrap_or(false);
             if first {
                 tracing::warn!(tool = entry.decl.name, operation = %label, pointer = %place, problem = %problem,
-                    "the upstream's answer does not match the tool's outputSchema: sent as an unexpected_answer error (correct the spec's response schema, or serve with --no-answer-check)");
+                    "the upstream's answer does not match the tool's outputSchema: sent as an unexpected_answer error (run `mcp-gen verify --upstream URL --write-overlay FILE` for the overlay patch that corrects the response schema, or serve with --no-answer-check)");
             }
         }
         let recovery = if entry.read_only() {
