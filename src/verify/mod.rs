@@ -108,7 +108,7 @@ pub fn verify(input: &Input, settings: &Settings, options: &Options) -> Result<V
             );
             return Err(sources.finish(report));
         };
-        run.call(&client, tool, &step.args);
+        run.call(&client, tool, &step.args, false);
     }
     // Reads with nothing required first, then those whose arguments earlier answers gave;
     // another round while a round made new values available.
@@ -116,8 +116,8 @@ pub fn verify(input: &Input, settings: &Settings, options: &Options) -> Result<V
     loop {
         let before = pending.len();
         pending.retain(|tool| match run.seen.arguments(tool) {
-            Some(args) => {
-                run.call(&client, tool, &args);
+            Some((args, guessed)) => {
+                run.call(&client, tool, &args, guessed);
                 false
             }
             None => true,
@@ -183,7 +183,9 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn call(&mut self, client: &send::Client, tool: &Tool, args: &Map<String, Value>) {
+    /// `guessed`: an argument is an id another resource's answer held, so a 404 says only that
+    /// the guess was wrong, not that the description is.
+    fn call(&mut self, client: &send::Client, tool: &Tool, args: &Map<String, Value>, guessed: bool) {
         let mut call = Call {
             tool: tool.name.clone(),
             label: format!("{} {}", tool.operation.method, tool.operation.path),
@@ -193,6 +195,10 @@ impl Run<'_> {
         };
         match client.call(tool, args) {
             Err(e) => call.note = Some(e),
+            Ok(answer) if guessed && answer.status == 404 => {
+                call.status = Some(404);
+                call.note = Some("not found: an id guessed from another tool's answer".to_owned());
+            }
             Ok(answer) => {
                 call.status = Some(answer.status);
                 let found = self.check(tool, &answer);
@@ -415,7 +421,8 @@ impl Seen {
     /// A value for `arg` of `tool`: the spec's example, default or first enum value, else a
     /// value an earlier answer gave under the argument's name (or under `id` for a `…_id`,
     /// preferring the tool that lists these ids).
-    fn value_for(&self, tool: &Tool, arg: &crate::plan::Arg) -> Option<Value> {
+    /// With whether the value is a guess: a bare `id` some other resource's answer held.
+    fn value_for(&self, tool: &Tool, arg: &crate::plan::Arg) -> Option<(Value, bool)> {
         let s = &arg.schema;
         let example = s
             .get("examples")
@@ -426,7 +433,7 @@ impl Seen {
             .or_else(|| s.get("const"))
             .or_else(|| s.get("enum").and_then(Value::as_array).and_then(|e| e.first()));
         if let Some(v) = example {
-            return Some(v.clone());
+            return Some((v.clone(), false));
         }
         let wire = match &arg.target {
             Target::Path { name, .. } | Target::Query { name, .. } => name.as_str(),
@@ -443,16 +450,20 @@ impl Seen {
             let listed = values.iter().find(|(t, _)| Some(t.as_str()) == from);
             // A bare `id` is anything's: taken from the tool that lists these ids when there is one.
             let pick = if k == "id" && from.is_some() { listed } else { listed.or_else(|| values.first()) };
-            Some(pick?.1.clone())
+            Some((pick?.1.clone(), k == "id" && from.is_none()))
         })
     }
 
-    fn arguments(&self, tool: &Tool) -> Option<Map<String, Value>> {
+    /// The required arguments, and whether one of them is a guess.
+    fn arguments(&self, tool: &Tool) -> Option<(Map<String, Value>, bool)> {
         let mut args = Map::new();
+        let mut guessed = false;
         for a in tool.args.iter().filter(|a| a.required) {
-            args.insert(a.name.clone(), self.value_for(tool, a)?);
+            let (value, guess) = self.value_for(tool, a)?;
+            guessed |= guess;
+            args.insert(a.name.clone(), value);
         }
-        Some(args)
+        Some((args, guessed))
     }
 }
 
