@@ -32,6 +32,19 @@ paths:
             type: array
             items:
               $ref: "#/definitions/Folder"
+    post:
+      operationId: create_folder
+      parameters:
+        - name: body
+          in: body
+          required: true
+          schema:
+            $ref: "#/definitions/Folder"
+      responses:
+        "200":
+          description: the new folder
+          schema:
+            $ref: "#/definitions/Folder"
   /folders/{path}:
     get:
       operationId: get_folder
@@ -82,6 +95,9 @@ fn upstream(deletes: Arc<AtomicUsize>) -> std::net::SocketAddr {
                     return (StatusCode::FORBIDDEN, axum::Json(json!({"message": "no token"})));
                 }
                 (StatusCode::OK, axum::Json(json!([folder("docs"), folder("notes")])))
+            })
+            .post(|axum::Json(body): axum::Json<serde_json::Value>| async move {
+                (StatusCode::CREATED, axum::Json(body))
             }),
         )
         .route(
@@ -159,7 +175,7 @@ fn a_scenario_sends_its_writes_and_a_status_the_description_does_not_list_is_rep
     std::fs::write(dir.path().join("bare.yaml"), "mcp-gen: 1\n").unwrap();
     std::fs::write(
         dir.path().join("scenario.yaml"),
-        "steps:\n  - tool: delete_folder\n    args: {path: old, idempotency_key: k-1}\n",
+        "steps:\n  - tool: delete_folder\n    args: {path: old, idempotency_key: k-1}\n  - tool: create_folder\n    args: {path: new, kind: directory, idempotency_key: k-2}\n",
     )
     .unwrap();
     let deletes = Arc::new(AtomicUsize::new(0));
@@ -169,8 +185,26 @@ fn a_scenario_sends_its_writes_and_a_status_the_description_does_not_list_is_rep
         verify(dir.path(), "bare.yaml", &format!("http://{addr}/api"), &["--writes", scenario.to_str().unwrap()]);
     assert_eq!(code, 1, "{report}");
     assert_eq!(deletes.load(Ordering::SeqCst), 1, "the scenario's delete was sent once:\n{report}");
+    // A step the tool's inputSchema refuses is an error before anything is sent.
+    std::fs::write(
+        dir.path().join("bad.yaml"),
+        "steps:\n  - tool: create_folder\n    args: {body: {}, idempotency_key: k}\n",
+    )
+    .unwrap();
+    let bad = dir.path().join("bad.yaml");
+    let (code, refused) =
+        verify(dir.path(), "bare.yaml", &format!("http://{addr}/api"), &["--writes", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{refused}");
+    assert!(refused.contains("scenario step 0 (`create_folder`)"), "{refused}");
+    assert_eq!(deletes.load(Ordering::SeqCst), 1, "nothing more was sent");
     assert!(report.contains("answered 403 Forbidden, a status the description does not list"), "{report}");
     assert!(report.contains("server.credentials"), "a refusal says how to send a credential:\n{report}");
+    // A 201 where the description lists 200: listed with what 200 answers, so the output stays.
+    assert!(
+        report
+            .contains(r##""merge":{"201":{"description":"the new folder","schema":{"$ref":"#/definitions/Folder"}}}"##),
+        "{report}"
+    );
 }
 
 /// `server.credentials`: a credential the description does not declare is compiled into the

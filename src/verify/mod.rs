@@ -64,6 +64,9 @@ pub struct Mismatch {
     pub diagnostic: Diagnostic,
     /// The overlay patch that admits what was seen, when one node can say it.
     pub patch: Option<Value>,
+    /// A success status the operation does not list: its patch says what the listed success
+    /// response says (filled in from the description as written once the place is known).
+    success_status: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -100,7 +103,27 @@ pub fn verify(input: &Input, settings: &Settings, options: &Options) -> Result<V
     let tools: BTreeMap<&str, &Tool> = catalog.tools.iter().map(|t| (t.name.as_str(), &t.planned)).collect();
     let mut run = Run { doc: &doc, outputs: &outputs, seen: Seen::default(), verified: Verified::default() };
 
-    for step in &options.writes {
+    let inputs: BTreeMap<&str, &Value> = catalog.tools.iter().map(|t| (t.name.as_str(), &t.input_schema)).collect();
+    for (i, step) in options.writes.iter().enumerate() {
+        // A step is held to the tool's inputSchema, as the server would hold a model's call.
+        if let Some(schema) = inputs.get(step.tool.as_str())
+            && let Ok(validator) = jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(schema)
+            && let Some(e) = validator.iter_errors(&Value::Object(step.args.clone())).next()
+        {
+            let at = e.instance_path().as_str().to_owned();
+            report.push(
+                Diagnostic::error(
+                    codes::OVERLAY,
+                    format!(
+                        "scenario step {i} (`{}`): {}{e}",
+                        step.tool,
+                        if at.is_empty() { String::new() } else { format!("at `{at}`: ") }
+                    ),
+                )
+                .with_help("give the arguments as the tool's inputSchema says (`mcp-gen catalog`)"),
+            );
+            return Err(sources.finish(report));
+        }
         let Some(tool) = tools.get(step.tool.as_str()) else {
             report.push(
                 Diagnostic::error(codes::OVERLAY, format!("the scenario names `{}`, which is not a tool", step.tool))
@@ -149,9 +172,25 @@ pub fn verify(input: &Input, settings: &Settings, options: &Options) -> Result<V
     let mut located = Report::new();
     located.diagnostics = verified.mismatches.iter().map(|m| m.diagnostic.clone()).collect();
     sources.locate(&mut located);
+    // The description as written (and patched), for what a newly listed success status answers.
+    let mut raw_report = Report::new();
+    let raw = load::read_bundled(&input.spec, &mut load::Sources::default(), &mut raw_report).map(|(_, mut v)| {
+        if let Some((file, patches)) = patches {
+            load::patch::apply(&mut v, file, patches, &mut raw_report);
+        }
+        v
+    });
     let mut merged: BTreeMap<String, Value> = BTreeMap::new();
     for (m, d) in verified.mismatches.iter_mut().zip(located.diagnostics) {
         m.diagnostic = d;
+        // The API answers 201 with what the description says of its 200: say that, so the
+        // tool's output stays the listed success response's.
+        if let (Some(code), Some(loc), Some(raw)) = (&m.success_status, &m.diagnostic.location, &raw)
+            && let Some(listed) = raw.pointer(&loc.pointer).and_then(Value::as_object)
+            && let Some(first) = listed.keys().filter(|k| k.starts_with('2')).min()
+        {
+            m.patch = Some(json!({ code.as_str(): listed[first.as_str()].clone() }));
+        }
         let (Some(patch), Some(loc)) = (&m.patch, &m.diagnostic.location) else { continue };
         match merged.get_mut(&loc.pointer) {
             Some(have) => locate::combine(have, patch),
@@ -197,7 +236,7 @@ impl Run<'_> {
             Err(e) => call.note = Some(e),
             Ok(answer) if guessed && answer.status == 404 => {
                 call.status = Some(404);
-                call.note = Some("not found: an id guessed from another tool's answer".to_owned());
+                call.note = Some("not found: a value guessed from another tool's answer".to_owned());
             }
             Ok(answer) => {
                 call.status = Some(answer.status);
@@ -243,6 +282,7 @@ impl Run<'_> {
                         "list the status in the description (the patch below), or fix the API"
                     }),
                 message,
+                success_status: (200..300).contains(&answer.status).then(|| code.clone()),
                 patch: Some(json!({ code: {"description": reason(answer.status)} })),
             });
             return out;
@@ -261,6 +301,7 @@ impl Run<'_> {
                         .at(&self.doc.file, format!("{op}/responses/{}", escape_token(key))),
                     message,
                     patch: None,
+                    success_status: None,
                 });
             }
             return out;
@@ -301,6 +342,7 @@ impl Run<'_> {
                     }),
                 message,
                 patch,
+                success_status: None,
             });
         }
         out
@@ -421,7 +463,7 @@ impl Seen {
     /// A value for `arg` of `tool`: the spec's example, default or first enum value, else a
     /// value an earlier answer gave under the argument's name (or under `id` for a `…_id`,
     /// preferring the tool that lists these ids).
-    /// With whether the value is a guess: a bare `id` some other resource's answer held.
+    /// With whether the value is a guess: one another tool's answer held (maybe another resource's).
     fn value_for(&self, tool: &Tool, arg: &crate::plan::Arg) -> Option<(Value, bool)> {
         let s = &arg.schema;
         let example = s
@@ -449,8 +491,10 @@ impl Seen {
             let values = self.by_field.get(k)?;
             let listed = values.iter().find(|(t, _)| Some(t.as_str()) == from);
             // A bare `id` is anything's: taken from the tool that lists these ids when there is one.
-            let pick = if k == "id" && from.is_some() { listed } else { listed.or_else(|| values.first()) };
-            Some((pick?.1.clone(), k == "id" && from.is_none()))
+            let pick = if k == "id" && from.is_some() { listed } else { listed.or_else(|| values.first()) }?;
+            // Only the listing tool's values are this resource's for sure; any other answer's
+            // `id` or `name` may be another resource's.
+            Some((pick.1.clone(), from != Some(pick.0.as_str())))
         })
     }
 
